@@ -1,0 +1,23 @@
+"""hlograph: graphs of tensor Ops -> StableHLO -> PJRT (CPU, GPU, TPU).
+
+    import hlograph as hg
+    x = hg.tensor("x", (3, 4), "float32")
+    g = hg.Graph([x], hg.cumsum(hg.exp(x), axis=0))
+    print(hg.compile(g).lower().as_text())
+"""
+
+from .frontend.graph import Apply, Constant, Graph, GraphError, Op, Variable
+from .frontend.types import TensorType
+from .frontend.evaluate import evaluate
+from .frontend.ops import *  # noqa: F401,F403
+from .frontend.ops import __all__ as _ops_all
+from . import lowering
+from .lowering import compile  # noqa: A004
+from . import passes, runtime
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Apply", "Constant", "Graph", "GraphError", "Op", "Variable", "TensorType",
+    "evaluate", "compile", "lowering", "passes", "runtime", *_ops_all,
+]

@@ -1,0 +1,99 @@
+# RUN: %PYTHON %s | filecheck %s
+import hlograph as hg
+from hlograph.testing import print_ir
+
+
+def unary(name, fn, dtype="float32", shape=(2, 3)):
+    x = hg.tensor("x", shape, dtype)
+    print_ir(name, hg.Graph([x], fn(x)))
+
+
+def binary(name, fn, dtype="float32", xshape=(2, 3), yshape=(2, 3)):
+    x, y = hg.tensor("x", xshape, dtype), hg.tensor("y", yshape, dtype)
+    print_ir(name, hg.Graph([x, y], fn(x, y)))
+
+
+# CHECK-LABEL: TEST: exp float32[2,3]
+# CHECK: stablehlo.exponential
+# CHECK-SAME: tensor<2x3xf32>
+unary("exp", hg.exp)
+
+# CHECK-LABEL: TEST: exp_int8 int8[2,3]
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3xf16>
+# CHECK: stablehlo.exponential {{.*}} tensor<2x3xf16>
+unary("exp_int8", hg.exp, "int8")
+
+# CHECK-LABEL: TEST: sigmoid float64[2,3]
+# CHECK: stablehlo.logistic {{.*}} tensor<2x3xf64>
+unary("sigmoid", hg.sigmoid, "float64")
+
+# CHECK-LABEL: TEST: erf float32[2,3]
+# CHECK: chlo.erf {{.*}} -> tensor<2x3xf32>
+unary("erf", hg.erf)
+
+# CHECK-LABEL: TEST: round float32[2,3]
+# CHECK: stablehlo.round_nearest_even
+unary("round", hg.round)
+
+# CHECK-LABEL: TEST: isnan float32[2,3]
+# CHECK: stablehlo.compare NE, %[[X:.+]], %[[X]], FLOAT {{.*}} -> tensor<2x3xi1>
+unary("isnan", hg.isnan)
+
+# CHECK-LABEL: TEST: abs_complex complex64[2,3]
+# CHECK: stablehlo.abs {{.*}} (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
+unary("abs_complex", hg.abs, "complex64")
+
+# CHECK-LABEL: TEST: sign_uint uint8[2,3]
+# CHECK: stablehlo.compare NE, {{.*}}, UNSIGNED
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3xui8>
+unary("sign_uint", hg.sign, "uint8")
+
+# CHECK-LABEL: TEST: add_broadcast float32[3]
+# CHECK: stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+# CHECK: stablehlo.add {{.*}} : tensor<2x3xf32>
+binary("add_broadcast", hg.add, xshape=(3,), yshape=(2, 3))
+
+# CHECK-LABEL: TEST: less_int int32[2,3]
+# CHECK: stablehlo.compare LT, %arg0, %arg1, SIGNED
+binary("less_int", hg.less, "int32")
+
+# CHECK-LABEL: TEST: less_uint uint16[2,3]
+# CHECK: stablehlo.compare LT, %arg0, %arg1, UNSIGNED
+binary("less_uint", hg.less, "uint16")
+
+# CHECK-LABEL: TEST: floor_divide_int int32[2,3]
+# CHECK: stablehlo.divide
+# CHECK: stablehlo.remainder
+# CHECK: stablehlo.select
+binary("floor_divide_int", hg.floor_divide, "int32")
+
+# CHECK-LABEL: TEST: divide_int int16[2,3]
+# CHECK-DAG: stablehlo.convert %arg0 : (tensor<2x3xi16>) -> tensor<2x3xf64>
+# CHECK-DAG: stablehlo.convert %arg1 : (tensor<2x3xi16>) -> tensor<2x3xf64>
+# CHECK: stablehlo.divide {{.*}} : tensor<2x3xf64>
+binary("divide_int", hg.divide, "int16")
+
+# CHECK-LABEL: TEST: maximum float32[2,3]
+# CHECK: stablehlo.maximum %arg0, %arg1 : tensor<2x3xf32>
+binary("maximum", hg.maximum)
+
+# CHECK-LABEL: TEST: logical_and_int int32[2,3]
+# CHECK: stablehlo.compare NE
+# CHECK: stablehlo.and {{.*}} : tensor<2x3xi1>
+binary("logical_and_int", hg.logical_and, "int32")
+
+# CHECK-LABEL: TEST: where float32[2,3]
+# CHECK: stablehlo.select
+c = hg.tensor("c", (2, 3), "bool")
+x = hg.tensor("x", (2, 3), "float32")
+print("TEST: where float32[2,3]")
+print(hg.compile(hg.Graph([c, x], hg.where(c, x, 0.0)), pipeline="O0").lower().as_text())
+
+# CHECK-LABEL: TEST: cast_f32_to_bool float32[2,3]
+# CHECK: stablehlo.compare NE, %arg0, {{.*}}, FLOAT
+unary("cast_f32_to_bool", lambda x: hg.astype(x, "bool"))
+
+# CHECK-LABEL: TEST: cast_c64_to_f64 complex64[2,3]
+# CHECK: stablehlo.real
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3xf64>
+unary("cast_c64_to_f64", lambda x: hg.astype(x, "float64"), "complex64")

@@ -1,0 +1,385 @@
+"""The graph IR: Variable, Constant, Apply, Op and Graph.
+
+An ``Op`` describes a computation (``make_node`` checks inputs and computes the
+output types; ``perform`` is the NumPy reference). Applying an Op to Variables
+makes an ``Apply`` node whose outputs are new Variables. A ``Graph`` names the
+inputs and outputs of a computation and validates the nodes between them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .types import TensorType, as_dtype
+
+__all__ = ["Variable", "Constant", "Apply", "Op", "Graph", "GraphError"]
+
+_INTERNAL_DIRS = tuple(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), d) + os.sep
+    for d in ("frontend", "lowering", "runtime", "passes")
+) + (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__init__.py"),)
+
+_ids = itertools.count()
+
+
+class GraphError(ValueError):
+    """An invalid graph: a cycle, an unreachable output, a bad input list."""
+
+
+def _user_frame() -> tuple[str, int] | None:
+    """The first stack frame outside hlograph's own modules: where the user built the node."""
+    f = sys._getframe(2)
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not fname.startswith(_INTERNAL_DIRS):
+            return fname, f.f_lineno
+        f = f.f_back
+    return None
+
+
+class Variable:
+    """A value in the graph: an input (no owner) or the output of an Apply."""
+
+    __slots__ = ("type", "owner", "index", "name", "_id", "__weakref__")
+    __array_priority__ = 1000  # numpy defers binary operators to us
+
+    def __init__(self, type: TensorType, owner: "Apply | None" = None,
+                 index: int | None = None, name: str | None = None):
+        if not isinstance(type, TensorType):
+            raise TypeError(f"Variable type must be a TensorType, got {type!r}")
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        self._id = next(_ids)
+
+    # --- conveniences -------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        return self.type.dtype
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        return self.type.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim
+
+    def __repr__(self) -> str:
+        label = self.name or f"%{self._id}"
+        return f"<{type(self).__name__} {label}: {self.type}>"
+
+    def __bool__(self):
+        raise TypeError(
+            "a graph Variable has no truth value; use hg.ifelse / hg.where for "
+            "conditions on graph values"
+        )
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Variable")
+        if self.shape[0] is None:
+            raise TypeError("len() of a Variable whose first dimension is unknown")
+        return self.shape[0]
+
+    def __iter__(self):
+        raise TypeError("a graph Variable is not iterable; index it explicitly")
+
+    __hash__ = object.__hash__
+
+    # --- operators (builders live in frontend.ops) --------------------
+    def _ops(self):
+        from . import ops
+        return ops
+
+    def __add__(self, o): return self._ops().add(self, o)
+    def __radd__(self, o): return self._ops().add(o, self)
+    def __sub__(self, o): return self._ops().subtract(self, o)
+    def __rsub__(self, o): return self._ops().subtract(o, self)
+    def __mul__(self, o): return self._ops().multiply(self, o)
+    def __rmul__(self, o): return self._ops().multiply(o, self)
+    def __truediv__(self, o): return self._ops().divide(self, o)
+    def __rtruediv__(self, o): return self._ops().divide(o, self)
+    def __floordiv__(self, o): return self._ops().floor_divide(self, o)
+    def __rfloordiv__(self, o): return self._ops().floor_divide(o, self)
+    def __mod__(self, o): return self._ops().remainder(self, o)
+    def __rmod__(self, o): return self._ops().remainder(o, self)
+    def __pow__(self, o): return self._ops().power(self, o)
+    def __rpow__(self, o): return self._ops().power(o, self)
+    def __matmul__(self, o): return self._ops().matmul(self, o)
+    def __rmatmul__(self, o): return self._ops().matmul(o, self)
+    def __neg__(self): return self._ops().negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return self._ops().abs(self)
+    def __invert__(self):
+        ops = self._ops()
+        return ops.logical_not(self) if self.dtype == np.bool_ else ops.bitwise_not(self)
+    def __and__(self, o): return self._ops().bitwise_and(self, o)
+    def __rand__(self, o): return self._ops().bitwise_and(o, self)
+    def __or__(self, o): return self._ops().bitwise_or(self, o)
+    def __ror__(self, o): return self._ops().bitwise_or(o, self)
+    def __xor__(self, o): return self._ops().bitwise_xor(self, o)
+    def __rxor__(self, o): return self._ops().bitwise_xor(o, self)
+    def __lt__(self, o): return self._ops().less(self, o)
+    def __le__(self, o): return self._ops().less_equal(self, o)
+    def __gt__(self, o): return self._ops().greater(self, o)
+    def __ge__(self, o): return self._ops().greater_equal(self, o)
+    def __eq__(self, o): return self._ops().equal(self, o)  # type: ignore[override]
+    def __ne__(self, o): return self._ops().not_equal(self, o)  # type: ignore[override]
+    def __getitem__(self, idx): return self._ops().getitem(self, idx)
+
+    @property
+    def T(self): return self._ops().transpose(self)
+
+    def astype(self, dtype): return self._ops().astype(self, dtype)
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return self._ops().reshape(self, shape)
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return self._ops().transpose(self, axes or None)
+    def sum(self, axis=None, keepdims=False): return self._ops().sum(self, axis=axis, keepdims=keepdims)
+    def prod(self, axis=None, keepdims=False): return self._ops().prod(self, axis=axis, keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False): return self._ops().mean(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return self._ops().max(self, axis=axis, keepdims=keepdims)
+    def min(self, axis=None, keepdims=False): return self._ops().min(self, axis=axis, keepdims=keepdims)
+    def dot(self, o): return self._ops().dot(self, o)
+
+
+class Constant(Variable):
+    """A Variable with a fixed value, embedded into the lowered module."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: Any, dtype: Any = None, name: str | None = None):
+        arr = np.asarray(data, dtype=None if dtype is None else as_dtype(dtype))
+        if dtype is None:
+            arr = np.asarray(arr, dtype=as_dtype(arr.dtype))
+        arr = arr.copy()
+        arr.setflags(write=False)
+        super().__init__(TensorType(arr.dtype, arr.shape), None, None, name)
+        self.data = arr
+
+    def __repr__(self) -> str:
+        if self.data.size <= 8:
+            return f"<Constant {np.array2string(self.data, separator=',')}: {self.type}>"
+        return f"<Constant {self.type}>"
+
+
+class Apply:
+    """One application of an Op to input Variables, producing output Variables."""
+
+    __slots__ = ("op", "inputs", "outputs", "trace", "__weakref__")
+
+    def __init__(self, op: "Op", inputs: Sequence[Variable], output_types: Sequence[TensorType]):
+        for i, v in enumerate(inputs):
+            if not isinstance(v, Variable):
+                raise TypeError(f"{op}: input {i} must be a Variable, got {type(v).__name__}")
+        self.op = op
+        self.inputs = list(inputs)
+        self.outputs = [Variable(t, self, i) for i, t in enumerate(output_types)]
+        self.trace = _user_frame()
+
+    @property
+    def out(self) -> Variable:
+        (o,) = self.outputs
+        return o
+
+    def __repr__(self) -> str:
+        return f"<Apply {self.op}>"
+
+
+class Op:
+    """Base class of every operation.
+
+    Subclasses set ``__props__`` (the attribute names that distinguish two
+    instances: they give equality, hashing and ``str``), implement
+    ``make_node(*inputs) -> Apply`` (check inputs, compute output types) and
+    ``perform(node, inputs) -> list[np.ndarray]`` (the NumPy reference: never
+    mutates its inputs, returns exactly the declared dtypes and ranks).
+    """
+
+    __props__: tuple[str, ...] = ()
+    #: True for Ops no device can run (value-dependent output shapes, ...).
+    host_only: bool = False
+
+    def make_node(self, *inputs: Variable) -> Apply:
+        raise NotImplementedError(f"{type(self).__name__}.make_node")
+
+    def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        raise NotImplementedError(f"{type(self).__name__}.perform")
+
+    def __call__(self, *inputs):
+        node = self.make_node(*inputs)
+        return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
+
+    def _props(self) -> tuple:
+        return tuple(getattr(self, p) for p in self.__props__)
+
+    def props_dict(self) -> dict[str, Any]:
+        return {p: getattr(self, p) for p in self.__props__}
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self._props() == other._props()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._props()))
+
+    def __str__(self) -> str:
+        name = type(self).__name__
+        if not self.__props__:
+            return name
+        return name + "{" + ", ".join(f"{p}={getattr(self, p)!r}" for p in self.__props__) + "}"
+
+    __repr__ = __str__
+
+
+def _ancestors_toposort(outputs: Sequence[Variable]) -> list[Apply]:
+    """Apply nodes needed for ``outputs``, inputs before users; detects cycles."""
+    order: list[Apply] = []
+    state: dict[int, int] = {}  # id(node) -> 1 visiting, 2 done
+    for out in outputs:
+        if out.owner is None or state.get(id(out.owner)) == 2:
+            continue
+        stack = [(out.owner, 0)]
+        state[id(out.owner)] = 1
+        while stack:
+            node, i = stack.pop()
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                parent = node.inputs[i].owner
+                if parent is None:
+                    continue
+                s = state.get(id(parent))
+                if s == 1:
+                    raise GraphError(f"the graph has a cycle through {parent.op}")
+                if s is None:
+                    state[id(parent)] = 1
+                    stack.append((parent, 0))
+            else:
+                state[id(node)] = 2
+                order.append(node)
+    return order
+
+
+class Graph:
+    """A computation: ``Graph(inputs, outputs)``.
+
+    ``inputs`` are owner-less, non-constant Variables (each once); every
+    output must be computable from them and from Constants.
+    """
+
+    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable] | Variable):
+        #: a graph built with one bare output Variable returns one array, else a tuple
+        self.single_output = isinstance(outputs, Variable)
+        if self.single_output:
+            outputs = [outputs]
+        inputs, outputs = list(inputs), list(outputs)
+        for i, v in enumerate(inputs):
+            if not isinstance(v, Variable):
+                raise GraphError(f"graph input {i} is not a Variable: {v!r}")
+            if isinstance(v, Constant):
+                raise GraphError(f"graph input {i} is a Constant; constants need not be inputs")
+            if v.owner is not None:
+                raise GraphError(
+                    f"graph input {i} ({v!r}) is the output of {v.owner.op}, not an input variable"
+                )
+        seen: set[int] = set()
+        for i, v in enumerate(inputs):
+            if id(v) in seen:
+                raise GraphError(f"graph input {i} ({v!r}) is listed twice")
+            seen.add(id(v))
+        if not outputs:
+            raise GraphError("a graph needs at least one output")
+        for i, v in enumerate(outputs):
+            if not isinstance(v, Variable):
+                raise GraphError(f"graph output {i} is not a Variable: {v!r}")
+        self.inputs = inputs
+        self.outputs = outputs
+        self.nodes = _ancestors_toposort(outputs)
+        for node in self.nodes:
+            for v in node.inputs:
+                if v.owner is None and not isinstance(v, Constant) and id(v) not in seen:
+                    raise GraphError(
+                        f"{v!r} is used by {node.op} but is not a graph input; add it to inputs"
+                    )
+        for i, v in enumerate(outputs):
+            if v.owner is None and not isinstance(v, Constant) and id(v) not in seen:
+                raise GraphError(f"graph output {i} ({v!r}) is not computed from the inputs")
+
+    def toposort(self) -> list[Apply]:
+        return list(self.nodes)
+
+    @property
+    def input_types(self) -> list[TensorType]:
+        return [v.type for v in self.inputs]
+
+    @property
+    def output_types(self) -> list[TensorType]:
+        return [v.type for v in self.outputs]
+
+    def clone(self, input_types: Sequence[TensorType] | None = None) -> "Graph":
+        """A copy with fresh Variables; with ``input_types``, the copy is re-typed
+        (shape inference runs again through each Op's make_node)."""
+        if input_types is not None and len(input_types) != len(self.inputs):
+            raise ValueError(f"expected {len(self.inputs)} input types, got {len(input_types)}")
+        memo: dict[int, Variable] = {}
+        new_inputs = []
+        for i, v in enumerate(self.inputs):
+            t = v.type if input_types is None else input_types[i]
+            nv = Variable(t, name=v.name)
+            memo[id(v)] = nv
+            new_inputs.append(nv)
+        for node in self.nodes:
+            ins = [memo.get(id(v), v) for v in node.inputs]
+            if input_types is None:
+                new = Apply.__new__(Apply)
+                new.op, new.inputs, new.trace = node.op, ins, node.trace
+                new.outputs = [Variable(o.type, new, o.index, o.name) for o in node.outputs]
+            else:
+                new = node.op.make_node(*ins)
+                new.trace = node.trace
+                for o, no in zip(node.outputs, new.outputs):
+                    no.name = o.name
+            for o, no in zip(node.outputs, new.outputs):
+                memo[id(o)] = no
+        outs = [memo.get(id(v), v) for v in self.outputs]
+        return Graph(new_inputs, outs[0] if self.single_output else outs)
+
+    def __str__(self) -> str:
+        names: dict[int, str] = {}
+        counter = itertools.count()
+
+        def name(v: Variable) -> str:
+            if id(v) not in names:
+                if isinstance(v, Constant):
+                    return repr(v)[1:-1]
+                names[id(v)] = v.name or f"%{next(counter)}"
+            return names[id(v)]
+
+        ins = ", ".join(f"{name(v)}: {v.type}" for v in self.inputs)
+        lines = [f"Graph({ins}) {{"]
+        for node in self.nodes:
+            outs = ", ".join(name(o) for o in node.outputs)
+            types = ", ".join(str(o.type) for o in node.outputs)
+            args = ", ".join(name(v) for v in node.inputs)
+            lines.append(f"  {outs} = {node.op}({args}) : {types}")
+        lines.append("  return " + ", ".join(name(v) for v in self.outputs))
+        lines.append("}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Graph {len(self.inputs)} inputs, {len(self.nodes)} nodes, {len(self.outputs)} outputs>"
+
+
+def as_variables(values: Iterable[Any]) -> list[Variable]:
+    from .ops.basic import as_variable
+    return [as_variable(v) for v in values]

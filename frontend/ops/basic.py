@@ -1,0 +1,139 @@
+"""Graph inputs and constants, plus the helpers every op family shares:
+conversion of Python values, NumPy 2 (NEP 50) dtype promotion, broadcasting
+and axis normalization."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..graph import Constant, Variable
+from ..types import DTYPES, TensorType, as_dtype, is_complex, is_float
+
+__all__ = ["tensor", "scalar", "constant", "as_variable"]
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def tensor(name: str, shape: Iterable[int | None] = (), dtype: Any = "float32") -> Variable:
+    """A graph input: ``tensor("x", (3, None), "float32")``; ``None`` marks an unknown dim."""
+    return Variable(TensorType(dtype, shape), name=name)
+
+
+def scalar(name: str, dtype: Any = "float32") -> Variable:
+    """A 0-d graph input."""
+    return tensor(name, (), dtype)
+
+
+def constant(value: Any, dtype: Any = None, name: str | None = None) -> Constant:
+    """A constant graph value (copied; NumPy's default dtypes unless ``dtype`` is given)."""
+    return Constant(value, dtype, name)
+
+
+def is_weak(x: Any) -> bool:
+    """Python scalars are weakly typed (NEP 50): they adopt the other operand's dtype."""
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+
+
+def _kind(dt: np.dtype) -> str:
+    if is_float(dt):
+        return "f"
+    return dt.kind
+
+
+def _strong_result(dtypes: Sequence[np.dtype]) -> np.dtype:
+    try:
+        return as_dtype(np.result_type(*dtypes))
+    except (TypeError, np.exceptions.DTypePromotionError):
+        # bfloat16 with float16 has no NumPy promotion; both fit float32.
+        widened = [DTYPES["float32"] if d in (DTYPES["bfloat16"], DTYPES["float16"]) else d
+                   for d in dtypes]
+        return as_dtype(np.result_type(*widened))
+
+
+def result_type(*args: Any) -> np.dtype:
+    """NumPy 2 promotion of Variables, arrays and weak Python scalars."""
+    strong = [a.dtype if isinstance(a, Variable) else np.asarray(a).dtype
+              for a in args if not is_weak(a)]
+    weak = [a for a in args if is_weak(a)]
+    if strong:
+        dt = _strong_result(strong)
+    else:
+        return as_dtype(np.result_type(*weak))
+    for w in weak:
+        wk = "b" if isinstance(w, bool) else "i" if isinstance(w, int) else \
+             "f" if isinstance(w, float) else "c"
+        if _KIND_RANK[wk] <= _KIND_RANK[_kind(dt)]:
+            continue
+        if wk == "i":
+            dt = DTYPES["int64"]
+        elif wk == "f":
+            dt = DTYPES["float64"]
+        else:  # complex scalar
+            dt = DTYPES["complex64"] if _kind(dt) == "f" and dt.itemsize <= 4 else DTYPES["complex128"]
+    return dt
+
+
+def as_variable(x: Any, dtype: Any = None) -> Variable:
+    """A Variable for ``x``: Variables pass through (cast when ``dtype`` differs),
+    anything array-like becomes a Constant."""
+    if isinstance(x, Variable):
+        if dtype is not None and as_dtype(dtype) != x.dtype:
+            from .elemwise import astype
+            return astype(x, dtype)
+        return x
+    if dtype is None and is_weak(x):
+        dtype = result_type(x)
+    try:
+        return Constant(np.asarray(x, dtype=None if dtype is None else as_dtype(dtype)))
+    except OverflowError as e:
+        raise OverflowError(f"Python value {x!r} does not fit {as_dtype(dtype)}") from e
+
+
+def promote(*args: Any, dtype: Any = None) -> list[Variable]:
+    """Converts ``args`` to Variables of one dtype (``dtype`` or their NEP 50 result type)."""
+    dt = as_dtype(dtype) if dtype is not None else result_type(*args)
+    return [as_variable(a, dt) for a in args]
+
+
+def broadcast_shapes(*shapes: Sequence[int | None], op: str = "broadcast") -> tuple[int | None, ...]:
+    """NumPy broadcasting of static shapes; ``None`` dims broadcast with anything but
+    an incompatible known size."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out: list[int | None] = []
+    for i in range(ndim):
+        dims = [s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0]
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ValueError(
+                f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast"
+            )
+        if known:
+            out.append(known.pop())
+        elif any(d is None for d in dims):
+            # an unknown dim broadcast with 1s stays unknown
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def normalize_axis(axis: int, ndim: int, op: str) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{op}: axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{op}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    return int(axis) % ndim if ndim else 0
+
+
+def normalize_axes(axis: int | Sequence[int] | None, ndim: int, op: str) -> tuple[int, ...]:
+    """``None`` means every axis; ints may be negative; duplicates are an error."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        axis = (axis,)
+    axes = tuple(normalize_axis(a, ndim, op) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{op}: repeated axis in {tuple(axis)}")
+    return axes

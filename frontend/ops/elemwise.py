@@ -1,0 +1,344 @@
+"""Elementwise ops: NumPy ufunc semantics, broadcasting, NEP 50 promotion.
+
+Each Op class names its NumPy ufunc (the reference) or a ``reference``
+function where NumPy has none. Builders promote their arguments to one dtype
+and then cast them to the ufunc's loop dtype (``np.exp`` of int8 computes in
+float16, ``np.divide`` of ints in float64), so every Elemwise node sees
+operands of a single dtype and the lowering never guesses.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from ..graph import Apply, Op, Variable
+from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float
+from .basic import as_variable, broadcast_shapes, promote, result_type
+
+__all__ = [
+    "Elemwise", "Cast", "astype", "where", "clip",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
+    "mod", "power", "maximum", "minimum", "negative", "abs", "absolute", "sign", "exp",
+    "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid",
+    "erf", "floor", "ceil", "round", "isnan", "isfinite", "isinf", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "invert", "square", "reciprocal",
+]
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # NumPy has no erf; math.erf in float64 is exact to the last ulp of float32 and below.
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
+
+
+class Elemwise(Op):
+    """Base of elementwise ops: ``nin`` inputs of one dtype, broadcast NumPy-style."""
+
+    nin: ClassVar[int] = 1
+    #: The NumPy ufunc this Op means (None: see ``reference``).
+    ufunc: ClassVar[np.ufunc | None] = None
+    #: For ops NumPy lacks: the reference function and the kinds it accepts.
+    reference: ClassVar[Callable[..., np.ndarray] | None] = None
+    float_only: ClassVar[bool] = False
+    #: Logical ops compute on booleans (NumPy converts with ``!= 0``).
+    logical: ClassVar[bool] = False
+
+    @classmethod
+    def loop_dtypes(cls, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
+        """(operand dtype, output dtype) NumPy uses for inputs of ``dtype``."""
+        name = cls.__name__
+        if cls.logical:
+            return DTYPES["bool"], DTYPES["bool"]
+        if cls.ufunc is not None:
+            try:
+                loop = cls.ufunc.resolve_dtypes((dtype,) * cls.nin + (None,))
+            except (TypeError, np.exceptions.DTypePromotionError):
+                raise TypeError(
+                    f"{name}: not defined for {dtype_name(dtype)} inputs (as numpy.{cls.ufunc.__name__})"
+                ) from None
+            return as_dtype(loop[0]), as_dtype(loop[-1])
+        # reference-only ops are float functions: ints compute in NumPy's float for them
+        if is_float(dtype) or (is_complex(dtype) and not cls.float_only):
+            return dtype, dtype
+        if is_complex(dtype):
+            raise TypeError(f"{name}: not defined for {dtype} inputs")
+        dt = as_dtype(np.exp.resolve_dtypes((dtype, None))[1])
+        return dt, dt
+
+    def make_node(self, *inputs: Variable) -> Apply:
+        name = type(self).__name__
+        if len(inputs) != self.nin:
+            raise TypeError(f"{name} takes {self.nin} inputs, got {len(inputs)}")
+        inputs = tuple(as_variable(v) for v in inputs)
+        dtypes = {v.dtype for v in inputs}
+        if len(dtypes) != 1:
+            raise TypeError(
+                f"{name}: inputs must share one dtype, got "
+                f"{', '.join(str(v.type) for v in inputs)} (the builder function promotes)"
+            )
+        dt = inputs[0].dtype
+        in_dt, out_dt = self.loop_dtypes(dt)
+        if in_dt != dt:
+            raise TypeError(
+                f"{name}: computes on {dtype_name(in_dt)}, got {dtype_name(dt)} inputs "
+                f"(the builder function casts)"
+            )
+        shape = broadcast_shapes(*(v.shape for v in inputs), op=name)
+        return Apply(self, inputs, [TensorType(out_dt, shape)])
+
+    def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        fn = self.ufunc if self.ufunc is not None else type(self).reference
+        with np.errstate(all="ignore"):
+            out = fn(*inputs)
+        return [np.asarray(out, dtype=node.outputs[0].dtype)]
+
+
+def _apply(op: Elemwise, *args: Any) -> Variable:
+    """Promote ``args`` (NEP 50), cast to the op's loop dtype, build the node."""
+    dt = result_type(*args)
+    in_dt, _ = op.loop_dtypes(dt)
+    return op(*(as_variable(a, in_dt) for a in args))
+
+
+# --- unary ---------------------------------------------------------------
+class Negative(Elemwise): ufunc = np.negative
+class Abs(Elemwise): ufunc = np.absolute
+class Sign(Elemwise): ufunc = np.sign
+class Exp(Elemwise): ufunc = np.exp
+class Log(Elemwise): ufunc = np.log
+class Log1p(Elemwise): ufunc = np.log1p
+class Expm1(Elemwise): ufunc = np.expm1
+class Sqrt(Elemwise): ufunc = np.sqrt
+class Sin(Elemwise): ufunc = np.sin
+class Cos(Elemwise): ufunc = np.cos
+class Tan(Elemwise): ufunc = np.tan
+class Tanh(Elemwise): ufunc = np.tanh
+class Floor(Elemwise): ufunc = np.floor
+class Ceil(Elemwise): ufunc = np.ceil
+class Round(Elemwise):  # half to even, as np.round with decimals=0
+    ufunc = np.rint
+class IsNan(Elemwise): ufunc = np.isnan
+class IsFinite(Elemwise): ufunc = np.isfinite
+class IsInf(Elemwise): ufunc = np.isinf
+class BitwiseNot(Elemwise): ufunc = np.invert
+class Square(Elemwise): ufunc = np.square
+class Reciprocal(Elemwise):
+    # np.reciprocal of ints truncates (1 // x with 0 for |x| > 1); ints go through float here
+    reference = staticmethod(lambda x: np.reciprocal(x))
+class LogicalNot(Elemwise):
+    ufunc = np.logical_not
+    logical = True
+
+
+class Rsqrt(Elemwise):
+    reference = staticmethod(lambda x: 1 / np.sqrt(x))
+
+
+class Sigmoid(Elemwise):
+    reference = staticmethod(lambda x: 1 / (1 + np.exp(-x)))
+    float_only = True
+
+
+class Erf(Elemwise):
+    reference = staticmethod(lambda x: _erf(x))
+    float_only = True
+
+
+# --- binary --------------------------------------------------------------
+class Binary(Elemwise):
+    nin = 2
+
+
+class Add(Binary): ufunc = np.add
+class Subtract(Binary): ufunc = np.subtract
+class Multiply(Binary): ufunc = np.multiply
+class Divide(Binary): ufunc = np.true_divide
+class FloorDivide(Binary): ufunc = np.floor_divide
+class Remainder(Binary): ufunc = np.remainder
+class Power(Binary): ufunc = np.power
+class Maximum(Binary): ufunc = np.maximum
+class Minimum(Binary): ufunc = np.minimum
+class BitwiseAnd(Binary): ufunc = np.bitwise_and
+class BitwiseOr(Binary): ufunc = np.bitwise_or
+class BitwiseXor(Binary): ufunc = np.bitwise_xor
+class Equal(Binary): ufunc = np.equal
+class NotEqual(Binary): ufunc = np.not_equal
+class Less(Binary): ufunc = np.less
+class LessEqual(Binary): ufunc = np.less_equal
+class Greater(Binary): ufunc = np.greater
+class GreaterEqual(Binary): ufunc = np.greater_equal
+
+
+class LogicalAnd(Binary):
+    ufunc = np.logical_and
+    logical = True
+
+
+class LogicalOr(Binary):
+    ufunc = np.logical_or
+    logical = True
+
+
+class LogicalXor(Binary):
+    ufunc = np.logical_xor
+    logical = True
+
+
+# --- ternary -------------------------------------------------------------
+class Select(Op):
+    """``where(cond, x, y)``: cond is bool, x and y share a dtype; all broadcast."""
+
+    def make_node(self, cond, x, y) -> Apply:
+        cond, x, y = as_variable(cond), as_variable(x), as_variable(y)
+        if cond.dtype != np.bool_:
+            raise TypeError(f"Select: condition must be bool, got {cond.type}")
+        if x.dtype != y.dtype:
+            raise TypeError(f"Select: branches must share a dtype, got {x.type} and {y.type}")
+        shape = broadcast_shapes(cond.shape, x.shape, y.shape, op="Select")
+        return Apply(self, [cond, x, y], [TensorType(x.dtype, shape)])
+
+    def perform(self, node, inputs):
+        return [np.asarray(np.where(*inputs), dtype=node.outputs[0].dtype)]
+
+
+class Cast(Op):
+    """``astype(x, dtype)``: NumPy's ``ndarray.astype`` (complex -> real keeps the real part)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype: Any):
+        self.dtype = as_dtype(dtype)
+
+    def __str__(self) -> str:
+        return f"Cast{{dtype={dtype_name(self.dtype)}}}"
+
+    def make_node(self, x) -> Apply:
+        x = as_variable(x)
+        return Apply(self, [x], [TensorType(self.dtype, x.shape)])
+
+    def perform(self, node, inputs):
+        import warnings
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            return [inputs[0].astype(self.dtype)]
+
+
+# --- builders ------------------------------------------------------------
+def _unary(cls: type[Elemwise], name: str, doc: str):
+    op = cls()
+
+    def builder(x: Any) -> Variable:
+        return _apply(op, x)
+
+    builder.__name__ = builder.__qualname__ = name
+    builder.__doc__ = doc
+    return builder
+
+
+def _binary(cls: type[Elemwise], name: str, doc: str):
+    op = cls()
+
+    def builder(x: Any, y: Any) -> Variable:
+        return _apply(op, x, y)
+
+    builder.__name__ = builder.__qualname__ = name
+    builder.__doc__ = doc
+    return builder
+
+
+negative = _unary(Negative, "negative", "Numerical negative, as numpy.negative.")
+abs = absolute = _unary(Abs, "abs", "Absolute value (complex -> real magnitude), as numpy.abs.")
+sign = _unary(Sign, "sign", "Sign, as numpy.sign (complex: z/|z|).")
+exp = _unary(Exp, "exp", "Exponential, as numpy.exp.")
+log = _unary(Log, "log", "Natural logarithm, as numpy.log.")
+log1p = _unary(Log1p, "log1p", "log(1 + x), accurate near 0, as numpy.log1p.")
+expm1 = _unary(Expm1, "expm1", "exp(x) - 1, accurate near 0, as numpy.expm1.")
+sqrt = _unary(Sqrt, "sqrt", "Square root, as numpy.sqrt.")
+rsqrt = _unary(Rsqrt, "rsqrt", "1 / sqrt(x).")
+sin = _unary(Sin, "sin", "Sine, as numpy.sin.")
+cos = _unary(Cos, "cos", "Cosine, as numpy.cos.")
+tan = _unary(Tan, "tan", "Tangent, as numpy.tan.")
+tanh = _unary(Tanh, "tanh", "Hyperbolic tangent, as numpy.tanh.")
+sigmoid = _unary(Sigmoid, "sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)).")
+erf = _unary(Erf, "erf", "Error function, as scipy.special.erf.")
+floor = _unary(Floor, "floor", "Floor, as numpy.floor (ints unchanged).")
+ceil = _unary(Ceil, "ceil", "Ceiling, as numpy.ceil (ints unchanged).")
+isnan = _unary(IsNan, "isnan", "NaN test, as numpy.isnan.")
+isfinite = _unary(IsFinite, "isfinite", "Finiteness test, as numpy.isfinite.")
+isinf = _unary(IsInf, "isinf", "Infinity test, as numpy.isinf.")
+logical_not = _unary(LogicalNot, "logical_not", "Logical NOT (non-bool: x == 0), as numpy.logical_not.")
+bitwise_not = invert = _unary(BitwiseNot, "bitwise_not", "Bitwise NOT, as numpy.invert.")
+square = _unary(Square, "square", "x * x, as numpy.square.")
+reciprocal = _unary(Reciprocal, "reciprocal", "1 / x, as numpy.reciprocal (ints truncate).")
+
+add = _binary(Add, "add", "x + y, as numpy.add.")
+subtract = _binary(Subtract, "subtract", "x - y, as numpy.subtract.")
+multiply = _binary(Multiply, "multiply", "x * y, as numpy.multiply.")
+divide = true_divide = _binary(Divide, "divide", "True division x / y (ints -> float64), as numpy.divide.")
+floor_divide = _binary(FloorDivide, "floor_divide", "x // y, as numpy.floor_divide (int // 0 == 0).")
+remainder = mod = _binary(Remainder, "remainder", "x % y with the sign of y, as numpy.remainder.")
+power = _binary(Power, "power", "x ** y, as numpy.power.")
+maximum = _binary(Maximum, "maximum", "Elementwise max, NaN-propagating, as numpy.maximum.")
+minimum = _binary(Minimum, "minimum", "Elementwise min, NaN-propagating, as numpy.minimum.")
+bitwise_and = _binary(BitwiseAnd, "bitwise_and", "x & y, as numpy.bitwise_and.")
+bitwise_or = _binary(BitwiseOr, "bitwise_or", "x | y, as numpy.bitwise_or.")
+bitwise_xor = _binary(BitwiseXor, "bitwise_xor", "x ^ y, as numpy.bitwise_xor.")
+logical_and = _binary(LogicalAnd, "logical_and", "Logical AND, as numpy.logical_and.")
+logical_or = _binary(LogicalOr, "logical_or", "Logical OR, as numpy.logical_or.")
+logical_xor = _binary(LogicalXor, "logical_xor", "Logical XOR, as numpy.logical_xor.")
+equal = _binary(Equal, "equal", "x == y, as numpy.equal.")
+not_equal = _binary(NotEqual, "not_equal", "x != y, as numpy.not_equal.")
+less = _binary(Less, "less", "x < y, as numpy.less.")
+less_equal = _binary(LessEqual, "less_equal", "x <= y, as numpy.less_equal.")
+greater = _binary(Greater, "greater", "x > y, as numpy.greater.")
+greater_equal = _binary(GreaterEqual, "greater_equal", "x >= y, as numpy.greater_equal.")
+
+_round_op = Round()
+_select = Select()
+
+
+def round(x: Any, decimals: int = 0) -> Variable:
+    """Round half to even, as numpy.round (``decimals`` scales by 10**decimals)."""
+    if decimals == 0:
+        return _apply(_round_op, x)
+    x = as_variable(x)
+    if not is_float(x.dtype) and not is_complex(x.dtype):
+        if decimals >= 0:
+            return x
+        raise NotImplementedError("round: negative decimals of integers")
+    scale = 10.0 ** decimals
+    return divide(_apply(_round_op, multiply(x, scale)), scale)
+
+
+def astype(x: Any, dtype: Any) -> Variable:
+    """Cast to ``dtype``, as ndarray.astype (a no-op when the dtype matches)."""
+    x = as_variable(x)
+    dt = as_dtype(dtype)
+    if x.dtype == dt:
+        return x
+    return Cast(dt)(x)
+
+
+def where(condition: Any, x: Any, y: Any) -> Variable:
+    """Elements of ``x`` where ``condition`` else of ``y``, as numpy.where (3 arguments)."""
+    cond = as_variable(condition)
+    if cond.dtype != np.bool_:
+        cond = not_equal(cond, 0)
+    x, y = promote(x, y)
+    return _select(cond, x, y)
+
+
+def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Variable:
+    """Clamp to [a_min, a_max], as numpy.clip (NaN propagates; a_min > a_max gives a_max)."""
+    if a_min is None and a_max is None:
+        raise ValueError("clip: one of a_min and a_max must be given")
+    out = as_variable(x)
+    if a_min is not None:
+        out = maximum(out, a_min)
+    if a_max is not None:
+        out = minimum(out, a_max)
+    return out

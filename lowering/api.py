@@ -1,0 +1,127 @@
+"""The compile API: ``compile(graph) -> Function``, ``Function.lower() -> Lowered``,
+``Lowered.compile() -> Compiled``, as jax's ``jit(f).lower().compile()``."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+from ..frontend.graph import Graph
+from ..frontend.types import TensorType
+from ..runtime import pjrt
+from ..runtime.args import check_arguments, signature_of, spec_type
+from .lower import lower_graph
+from .mlir import ir, module_to_bytecode
+
+__all__ = ["compile", "Function", "Lowered", "Compiled"]
+
+_PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu", None)
+
+
+def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = "cpu") -> "Function":
+    """Prepares ``graph`` for compilation; nothing is lowered until first use."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"compile() takes a hlograph.Graph, got {type(graph).__name__}")
+    if platform not in _PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}; expected 'cpu', 'gpu', 'tpu' or None")
+    from ..passes.pipeline import check_pipeline
+    check_pipeline(pipeline)
+    return Function(graph, pipeline, platform)
+
+
+class Function:
+    """A graph bound to a pipeline and a platform. Calling it lowers, compiles
+    and runs, caching the compiled code per argument signature (dtype + shape)."""
+
+    def __init__(self, graph: Graph, pipeline: str, platform: str | None):
+        self.graph = graph
+        self.pipeline = pipeline
+        self.platform = platform
+        self._cache: dict[tuple, Compiled] = {}
+        self._lock = threading.Lock()
+
+    def _specialize(self, specs: Sequence[Any]) -> Graph:
+        g = self.graph
+        if not specs:
+            if not all(t.is_static for t in g.input_types):
+                raise ValueError(
+                    "lower() needs argument specs (arrays or (shape, dtype) pairs) "
+                    "for inputs with unknown dimensions: "
+                    + ", ".join(f"{v.name or i}: {v.type}" for i, v in enumerate(g.inputs) if not v.type.is_static)
+                )
+            return g
+        if len(specs) != len(g.inputs):
+            raise TypeError(f"expected {len(g.inputs)} argument specs, got {len(specs)}")
+        types = [spec_type(s, v.type, g.inputs, i) for i, (s, v) in enumerate(zip(specs, g.inputs))]
+        if types == g.input_types and all(t.is_static for t in g.output_types):
+            return g
+        return g.clone(types)
+
+    def lower(self, *arg_specs: Any) -> "Lowered":
+        """Lowers to StableHLO for concrete argument types and runs the pass pipeline."""
+        graph = self._specialize(arg_specs)
+        module = lower_graph(graph)
+        from ..passes.pipeline import run
+        run(module, self.pipeline)
+        return Lowered(graph, module, self.platform)
+
+    def __call__(self, *args: Any):
+        key = signature_of(args)
+        compiled = self._cache.get(key)
+        if compiled is None:
+            with self._lock:
+                compiled = self._cache.get(key)
+                if compiled is None:
+                    compiled = self.lower(*args).compile()
+                    self._cache[key] = compiled
+        return compiled(*args)
+
+    def __repr__(self) -> str:
+        return f"<Function {self.graph!r} pipeline={self.pipeline!r} platform={self.platform!r}>"
+
+
+class Lowered:
+    """A lowered (and optimized) StableHLO module for one argument signature."""
+
+    def __init__(self, graph: Graph, module: ir.Module, platform: str | None):
+        self.graph = graph
+        self.module = module
+        self.platform = platform
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """The module as MLIR text; ``debug_info=True`` prints each op's ``loc(...)``:
+        the graph node and the source line that built it."""
+        with self.module.context:
+            return self.module.operation.get_asm(enable_debug_info=debug_info)
+
+    def compile(self) -> "Compiled":
+        bytecode = module_to_bytecode(self.module)
+        loaded, device = pjrt.compile_bytecode(bytecode, self.platform)
+        exe = pjrt.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
+        return Compiled(self.graph, exe)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+class Compiled:
+    """Compiled code for one argument signature: ``compiled(*args)`` checks the
+    arguments (count, dtype, shape) and returns NumPy arrays."""
+
+    def __init__(self, graph: Graph, executable: pjrt.Executable):
+        self.graph = graph
+        self.executable = executable
+        self._single = graph.single_output
+
+    def __call__(self, *args: Any, output: str = "numpy"):
+        values = check_arguments(self.graph.inputs, args)
+        results = self.executable.run(values)
+        if output == "numpy":
+            results = pjrt.to_numpy(results)
+        elif output != "device":
+            raise ValueError(f"output must be 'numpy' or 'device', got {output!r}")
+        return results[0] if self._single else tuple(results)
+
+    @property
+    def input_types(self) -> list[TensorType]:
+        return self.graph.input_types

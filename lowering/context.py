@@ -1,0 +1,63 @@
+"""What a lowering rule sees: the node being lowered and the module being built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..frontend.graph import Apply, Op
+from ..frontend.types import TensorType
+from .mlir import ir, tensor_type
+
+__all__ = ["ModuleContext", "LoweringContext"]
+
+
+@dataclass
+class ModuleContext:
+    """State shared by all rules while one module is built."""
+
+    context: ir.Context
+    module: ir.Module
+    symbol_table: ir.SymbolTable
+    #: free for rules that emit helper functions: name -> func.FuncOp
+    functions: dict[str, Any] = field(default_factory=dict)
+
+    def unique_symbol(self, base: str) -> str:
+        name, i = base, 0
+        while name in self.functions:
+            i += 1
+            name = f"{base}_{i}"
+        self.functions[name] = None
+        return name
+
+
+@dataclass(frozen=True, slots=True)
+class LoweringContext:
+    """Passed to every rule: ``rule(ctx, *operands) -> list[ir.Value]``.
+
+    Result types come from ``ctx.out_types`` (the frontend owns shape
+    inference); parameters come from ``ctx.op``.
+    """
+
+    module: ModuleContext
+    node: Apply
+
+    @property
+    def op(self) -> Op:
+        return self.node.op
+
+    @property
+    def in_types(self) -> list[TensorType]:
+        return [v.type for v in self.node.inputs]
+
+    @property
+    def out_types(self) -> list[TensorType]:
+        return [v.type for v in self.node.outputs]
+
+    @property
+    def out_type(self) -> TensorType:
+        (t,) = self.out_types
+        return t
+
+    def ir_out_types(self) -> list[ir.RankedTensorType]:
+        return [tensor_type(t) for t in self.out_types]

@@ -1,0 +1,94 @@
+"""Small StableHLO emitters shared by the lowering rules (types, constants,
+broadcasting, conversion, comparison). They emit at the current insertion point."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..frontend.types import TensorType, is_complex, is_float
+from .mlir import dense_attr, element_type, hlo, i64_array, ir, tensor_type
+
+__all__ = [
+    "constant", "full_like_type", "broadcast_to", "convert", "compare", "compare_type",
+    "ir_type", "scalar_type", "reduce_region",
+]
+
+ir_type = tensor_type
+
+
+def scalar_type(dtype: np.dtype) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get([], element_type(dtype))
+
+
+def constant(value, dtype: np.dtype, shape: Sequence[int] = ()) -> ir.Value:
+    """A constant of ``dtype`` and ``shape``; a scalar ``value`` becomes a splat."""
+    arr = np.asarray(value, dtype=dtype)
+    if arr.shape == tuple(shape):
+        if arr.size > 1 and np.all(arr == arr.flat[0]) and not (is_float(dtype) and np.isnan(arr).any()):
+            arr = arr.reshape(-1)[:1].reshape(())
+        else:
+            return hlo.constant(dense_attr(arr))
+    if arr.ndim != 0:
+        raise ValueError(f"constant of shape {arr.shape} cannot fill shape {tuple(shape)}")
+    t = ir.RankedTensorType.get(list(shape), element_type(arr.dtype))
+    return hlo.constant(ir.DenseElementsAttr.get_splat(t, _scalar_attr(arr)))
+
+
+def _scalar_attr(arr: np.ndarray) -> ir.Attribute:
+    return dense_attr(arr.reshape(1)).get_splat_value()
+
+
+def full_like_type(value, t: TensorType) -> ir.Value:
+    return constant(value, t.dtype, t.shape)
+
+
+def broadcast_to(x: ir.Value, from_type: TensorType, shape: Sequence[int]) -> ir.Value:
+    """NumPy broadcasting of ``x`` (of ``from_type``) to ``shape``; no-op when equal."""
+    shape = tuple(shape)
+    if from_type.shape == shape:
+        return x
+    offset = len(shape) - from_type.ndim
+    dims = list(range(offset, len(shape)))
+    t = ir.RankedTensorType.get(list(shape), element_type(from_type.dtype))
+    return hlo.broadcast_in_dim(t, x, i64_array(dims))
+
+
+def convert(x: ir.Value, from_type: TensorType, dtype: np.dtype) -> ir.Value:
+    """NumPy ``astype``: float/int -> bool is ``!= 0``, complex -> real keeps the real part."""
+    if from_type.dtype == dtype:
+        return x
+    if dtype == np.bool_:
+        zero = constant(0, from_type.dtype, from_type.shape)
+        return compare(x, zero, "NE", from_type.dtype)
+    if is_complex(from_type.dtype) and not is_complex(dtype):
+        x = hlo.real(x)
+        from_type = TensorType(np.real(np.zeros((), from_type.dtype)).dtype, from_type.shape)
+        if from_type.dtype == dtype:
+            return x
+    return hlo.convert(tensor_type(TensorType(dtype, from_type.shape)), x)
+
+
+def compare_type(dtype: np.dtype) -> str:
+    if is_float(dtype) or is_complex(dtype):
+        return "FLOAT"
+    if dtype.kind == "i":
+        return "SIGNED"
+    return "UNSIGNED"
+
+
+def compare(lhs: ir.Value, rhs: ir.Value, direction: str, dtype: np.dtype) -> ir.Value:
+    """``stablehlo.compare`` with the comparison type ``dtype`` calls for (EQ NE LT LE GT GE)."""
+    return hlo.compare(
+        lhs, rhs,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)),
+    )
+
+
+def reduce_region(op, dtype: np.dtype, n: int = 1):
+    """Adds the body block of a reduce-like ``op`` taking ``n`` pairs of scalar ``dtype``
+    arguments; returns the block (use ``with ir.InsertionPoint(block)``)."""
+    st = scalar_type(dtype)
+    return op.regions[0].blocks.append(*([st] * (2 * n)))

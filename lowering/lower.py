@@ -1,0 +1,87 @@
+"""Graph -> StableHLO module: one public ``func.func @main``, nodes in
+topological order, each lowered by its registered rule."""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from ..frontend.graph import Apply, Constant, Graph, Variable
+from ..frontend.types import TensorType
+from . import emit
+from .context import LoweringContext, ModuleContext
+from .mlir import func, hlo, ir, make_context, tensor_type
+from .registry import get_rule
+
+__all__ = ["lower_graph", "emit_nodes", "LoweringError"]
+
+
+class LoweringError(RuntimeError):
+    """A rule produced the wrong number or types of results."""
+
+
+def _location(node: Apply, index: int) -> ir.Location:
+    name = f"{node.op}:{index}"
+    if node.trace is not None:
+        fname, line = node.trace
+        return ir.Location.name(name, childLoc=ir.Location.file(fname, line, 0))
+    return ir.Location.name(name)
+
+
+def value_of(env: dict[int, ir.Value], v: Variable) -> ir.Value:
+    val = env.get(id(v))
+    if val is None:
+        if not isinstance(v, Constant):
+            raise LoweringError(f"{v!r} has no value; is it a graph input?")
+        val = emit.constant(v.data, v.dtype, v.shape)
+        env[id(v)] = val
+    return val
+
+
+def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Value],
+               first_index: int = 0) -> None:
+    """Lowers ``nodes`` (topologically sorted) at the current insertion point,
+    reading operands from and writing results to ``env`` (id(Variable) -> Value)."""
+    for i, node in enumerate(nodes, first_index):
+        rule = get_rule(node.op)
+        operands = [value_of(env, v) for v in node.inputs]
+        with _location(node, i):
+            results = rule(LoweringContext(mctx, node), *operands)
+        if len(results) != len(node.outputs):
+            raise LoweringError(
+                f"the rule for {node.op} returned {len(results)} values for {len(node.outputs)} outputs"
+            )
+        for out, res in zip(node.outputs, results):
+            if res.type != tensor_type(out.type):
+                raise LoweringError(
+                    f"the rule for {node.op} produced {res.type} for an output of type {out.type}"
+                )
+            env[id(out)] = res
+
+
+def lower_graph(graph: Graph, *, name: str = "hlograph") -> ir.Module:
+    """Lowers a graph whose types are all static into a new module."""
+    for v in graph.inputs:
+        if not v.type.is_static:
+            raise ValueError(f"input {v!r} has an unknown dimension; specialize it before lowering")
+    ctx = make_context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
+        mctx = ModuleContext(ctx, module, ir.SymbolTable(module.operation))
+        in_types = [tensor_type(v.type) for v in graph.inputs]
+        out_types = [tensor_type(v.type) for v in graph.outputs]
+        with ir.InsertionPoint(module.body):
+            main = func.FuncOp("main", ir.FunctionType.get(in_types, out_types))
+        main.attributes["sym_visibility"] = ir.StringAttr.get("public")
+        mctx.functions["main"] = main
+        entry = main.add_entry_block()
+        env: dict[int, ir.Value] = {id(v): a for v, a in zip(graph.inputs, entry.arguments)}
+        with ir.InsertionPoint(entry):
+            emit_nodes(mctx, graph.nodes, env)
+            func.ReturnOp([value_of(env, v) for v in graph.outputs])
+        try:
+            module.operation.verify()
+        except ir.MLIRError as e:
+            raise LoweringError(f"the lowered module does not verify (a rule emitted invalid IR):\n{e}") from None
+    return module

@@ -1,0 +1,92 @@
+"""Test helpers: compiled results against the NumPy reference (``perform``)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+import hlograph as hg
+from hlograph.frontend.types import DTYPES, is_complex, is_float
+
+__all__ = ["compare_with_perform", "assert_same", "TOLERANCE", "random_array"]
+
+#: default (rtol, atol) per dtype; integers and bools compare exactly
+TOLERANCE = {
+    DTYPES["float16"]: (2e-3, 1e-3),
+    DTYPES["bfloat16"]: (2e-2, 1e-2),
+    DTYPES["float32"]: (2e-5, 1e-6),
+    DTYPES["float64"]: (1e-12, 1e-14),
+    DTYPES["complex64"]: (2e-5, 1e-6),
+    DTYPES["complex128"]: (1e-12, 1e-14),
+}
+
+
+def assert_same(actual: Any, expected: np.ndarray, *, rtol=None, atol=None, what="result") -> None:
+    """Strict comparison: same dtype, same shape, values within the dtype's tolerance,
+    NaN where the reference has NaN, infinities with the same sign."""
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != reference {expected.dtype}"
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != reference {expected.shape}"
+    dt = expected.dtype
+    if is_float(dt) or is_complex(dt):
+        r, a = TOLERANCE[dt]
+        r = r if rtol is None else rtol
+        a = a if atol is None else atol
+        wide = np.complex128 if is_complex(dt) else np.float64
+        np.testing.assert_allclose(actual.astype(wide), expected.astype(wide), rtol=r, atol=a,
+                                   equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+
+def compare_with_perform(graph: hg.Graph, values: Sequence[Any], *, rtol=None, atol=None,
+                         pipeline: str = "O2"):
+    """Compiles ``graph``, runs it on ``values`` and compares with ``hg.evaluate``
+    (each Op's ``perform``): dtypes and shapes strictly, values within tolerance.
+    Also checks that neither run mutated the inputs. Returns (compiled, reference)."""
+    values = list(values)
+    copies = [np.array(v, copy=True) for v in values]
+    expected = hg.evaluate(graph, *values)
+    actual = hg.compile(graph, pipeline=pipeline)(*values)
+    for i, (v, c) in enumerate(zip(values, copies)):
+        np.testing.assert_array_equal(np.asarray(v), c, err_msg=f"input {i} was mutated")
+    if graph.single_output:
+        assert_same(actual, expected, rtol=rtol, atol=atol)
+    else:
+        assert isinstance(actual, tuple) and len(actual) == len(expected)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_same(a, e, rtol=rtol, atol=atol, what=f"output {i}")
+    return actual, expected
+
+
+def random_array(rng: np.random.Generator, shape, dtype, kind: str = "normal") -> np.ndarray:
+    """Random values of ``dtype``: ``normal``, ``positive``, ``unit`` (in (-1, 1)),
+    ``small_int`` (ints in [-5, 5], unsigned in [0, 10]), ``nonzero``."""
+    dt = hg.frontend.types.as_dtype(dtype)
+    shape = tuple(shape)
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo, hi = (-5, 6) if dt.kind == "i" else (0, 11)
+        if kind == "full":
+            lo, hi = info.min, info.max
+            return rng.integers(lo, hi, size=shape, dtype=dt, endpoint=True)
+        out = rng.integers(lo, hi, size=shape).astype(dt)
+        if kind in ("nonzero", "positive"):
+            out[out == 0] = 1
+        return out
+    if kind == "positive":
+        base = rng.uniform(0.1, 3.0, size=shape)
+    elif kind == "unit":
+        base = rng.uniform(-0.95, 0.95, size=shape)
+    else:
+        base = rng.normal(size=shape) * 2
+        if kind == "nonzero":
+            base[np.abs(base) < 0.1] = 0.5
+    if is_complex(dt):
+        imag = rng.normal(size=shape) if kind != "positive" else rng.uniform(0.1, 3.0, size=shape)
+        base = base + 1j * imag
+    return np.asarray(base).astype(dt)

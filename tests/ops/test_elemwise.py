@@ -1,0 +1,212 @@
+"""Elementwise ops: compiled results against perform, over dtypes, shapes, edge values."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import hlograph as hg
+from hlograph.tests.helpers import compare_with_perform, random_array
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
+SINTS = ["int8", "int16", "int32", "int64"]
+UINTS = ["uint8", "uint16", "uint32", "uint64"]
+INTS = SINTS + UINTS
+SHAPES = [(), (0,), (5,), (2, 3), (2, 0, 3)]
+
+
+@dataclass
+class Rec:
+    name: str
+    fn: object
+    dtypes: list
+    nin: int = 1
+    kind: str = "normal"
+    tol: dict = field(default_factory=dict)
+
+
+UNARY = [
+    Rec("negative", hg.negative, FLOATS + COMPLEX + SINTS),
+    Rec("abs", hg.abs, FLOATS + COMPLEX + SINTS + UINTS),
+    Rec("sign", hg.sign, FLOATS + SINTS + UINTS),
+    Rec("exp", hg.exp, FLOATS + COMPLEX + ["int8", "int32"]),
+    Rec("log", hg.log, FLOATS + COMPLEX, kind="positive"),
+    Rec("log1p", hg.log1p, FLOATS, kind="positive"),
+    Rec("expm1", hg.expm1, FLOATS),
+    Rec("sqrt", hg.sqrt, FLOATS + COMPLEX + ["uint8"], kind="positive"),
+    Rec("rsqrt", hg.rsqrt, FLOATS, kind="positive"),
+    Rec("sin", hg.sin, FLOATS + COMPLEX),
+    Rec("cos", hg.cos, FLOATS + COMPLEX),
+    Rec("tan", hg.tan, FLOATS, kind="unit"),
+    Rec("tanh", hg.tanh, FLOATS + COMPLEX),
+    Rec("sigmoid", hg.sigmoid, FLOATS),
+    Rec("erf", hg.erf, FLOATS + ["int16"]),
+    Rec("floor", hg.floor, FLOATS + INTS),
+    Rec("ceil", hg.ceil, FLOATS + INTS),
+    Rec("round", hg.round, FLOATS + INTS),
+    Rec("isnan", hg.isnan, FLOATS + COMPLEX + INTS),
+    Rec("isfinite", hg.isfinite, FLOATS + COMPLEX + INTS),
+    Rec("isinf", hg.isinf, FLOATS + INTS),
+    Rec("logical_not", hg.logical_not, ["bool", "float32", "int32"]),
+    Rec("bitwise_not", hg.bitwise_not, ["bool"] + INTS),
+    Rec("square", hg.square, FLOATS + INTS + ["bool"]),
+    Rec("reciprocal", hg.reciprocal, FLOATS + COMPLEX + SINTS, kind="nonzero"),
+]
+
+BINARY = [
+    Rec("add", hg.add, FLOATS + COMPLEX + INTS + ["bool"], 2),
+    Rec("subtract", hg.subtract, FLOATS + COMPLEX + INTS, 2),
+    Rec("multiply", hg.multiply, FLOATS + COMPLEX + INTS + ["bool"], 2),
+    Rec("divide", hg.divide, FLOATS + COMPLEX + INTS, 2, kind="nonzero"),
+    Rec("floor_divide", hg.floor_divide, FLOATS + INTS, 2),
+    Rec("remainder", hg.remainder, FLOATS + INTS, 2),
+    Rec("power", hg.power, ["float32", "float64"], 2, kind="positive"),
+    Rec("maximum", hg.maximum, FLOATS + INTS + ["bool", "complex64"], 2),
+    Rec("minimum", hg.minimum, FLOATS + INTS + ["bool", "complex128"], 2),
+    Rec("bitwise_and", hg.bitwise_and, INTS + ["bool"], 2),
+    Rec("bitwise_or", hg.bitwise_or, INTS + ["bool"], 2),
+    Rec("bitwise_xor", hg.bitwise_xor, INTS + ["bool"], 2),
+    Rec("logical_and", hg.logical_and, ["bool", "float32", "int8"], 2),
+    Rec("logical_or", hg.logical_or, ["bool", "float64", "uint8"], 2),
+    Rec("logical_xor", hg.logical_xor, ["bool", "int32"], 2),
+    Rec("equal", hg.equal, FLOATS + COMPLEX + INTS + ["bool"], 2),
+    Rec("not_equal", hg.not_equal, FLOATS + COMPLEX + INTS + ["bool"], 2),
+    Rec("less", hg.less, FLOATS + INTS + ["bool", "complex64"], 2),
+    Rec("less_equal", hg.less_equal, FLOATS + INTS + ["complex128"], 2),
+    Rec("greater", hg.greater, FLOATS + INTS + ["complex64"], 2),
+    Rec("greater_equal", hg.greater_equal, FLOATS + INTS, 2),
+]
+
+# XLA's float16/bfloat16 transcendental results differ from NumPy's by an ulp or two
+LOOSE = {"float16": (4e-3, 2e-3), "bfloat16": (3e-2, 2e-2)}
+
+
+def _cases(recs):
+    return [pytest.param(r, dt, id=f"{r.name}-{dt}") for r in recs for dt in r.dtypes]
+
+
+def _tol(dt):
+    return LOOSE.get(dt, (None, None))
+
+
+@pytest.mark.parametrize("rec,dtype", _cases(UNARY))
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (2, 3)], ids=str)
+def test_unary_matches_perform(rec, dtype, shape, rng):
+    x = hg.tensor("x", shape, dtype)
+    g = hg.Graph([x], rec.fn(x))
+    rtol, atol = _tol(dtype)
+    compare_with_perform(g, [random_array(rng, shape, dtype, rec.kind)], rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("rec,dtype", _cases(BINARY))
+@pytest.mark.parametrize("xshape,yshape", [((), ()), ((4,), (4,)), ((2, 1), (1, 3)), ((3,), (2, 3)), ((0, 3), (3,))], ids=str)
+def test_binary_matches_perform(rec, dtype, xshape, yshape, rng):
+    x, y = hg.tensor("x", xshape, dtype), hg.tensor("y", yshape, dtype)
+    g = hg.Graph([x, y], rec.fn(x, y))
+    rtol, atol = _tol(dtype)
+    vals = [random_array(rng, xshape, dtype, rec.kind), random_array(rng, yshape, dtype, rec.kind)]
+    compare_with_perform(g, vals, rtol=rtol, atol=atol)
+
+
+SPECIAL_F = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, -0.5, 1.5, np.inf, -np.inf, np.nan, 1e-30, 7.0, -7.0])
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "maximum", "minimum", "add", "multiply",
+                                  "divide", "less", "equal", "power"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binary_special_float_values(name, dtype):
+    """Every pair of zeros (signed), infinities, NaN and halves: NumPy's exact semantics."""
+    a = SPECIAL_F.astype(dtype)
+    xs, ys = np.meshgrid(a, a)
+    x, y = hg.tensor("x", xs.shape, dtype), hg.tensor("y", ys.shape, dtype)
+    g = hg.Graph([x, y], getattr(hg, name)(x, y))
+    actual, expected = compare_with_perform(g, [xs, ys])
+    if name in ("floor_divide", "remainder"):  # signed zeros must match too
+        np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "sign", "abs", "isnan", "isfinite", "isinf",
+                                  "exp", "log", "sqrt", "tanh", "sigmoid", "negative"])
+def test_unary_special_float_values(name):
+    x = hg.tensor("x", SPECIAL_F.shape, "float64")
+    g = hg.Graph([x], getattr(hg, name)(x))
+    actual, expected = compare_with_perform(g, [SPECIAL_F])
+    if name in ("floor", "ceil", "round", "negative", "abs"):
+        np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "add", "subtract", "multiply"])
+def test_integer_edge_values(name, dtype, rng):
+    """Division by zero (NumPy gives 0), min/max values, wrap-around."""
+    info = np.iinfo(dtype)
+    edge = np.array([0, 1, 2, 3, info.max, info.max - 1, info.min, info.min + 1, 7], dtype=dtype)
+    if info.min < 0:
+        edge = np.concatenate([edge, np.array([-1, -2, -3, -7], dtype=dtype)])
+    xs, ys = np.meshgrid(edge, edge)
+    x, y = hg.tensor("x", xs.shape, dtype), hg.tensor("y", ys.shape, dtype)
+    g = hg.Graph([x, y], getattr(hg, name)(x, y))
+    compare_with_perform(g, [xs, ys])
+
+
+@pytest.mark.parametrize("src", FLOATS + COMPLEX + INTS + ["bool"])
+@pytest.mark.parametrize("dst", FLOATS + COMPLEX + INTS + ["bool"])
+def test_astype(src, dst, rng):
+    x = hg.tensor("x", (11,), src)
+    g = hg.Graph([x], hg.astype(x, dst))
+    v = random_array(rng, (11,), src, "small_int" if src not in FLOATS + COMPLEX else "normal")
+    if np.dtype(hg.frontend.types.as_dtype(dst)).kind == "u" and src in FLOATS + COMPLEX:
+        v = np.abs(v)  # negative floats to unsigned is undefined in NumPy (and in C)
+    compare_with_perform(g, [v], rtol=_tol(dst)[0], atol=_tol(dst)[1])
+
+
+def test_nep50_weak_scalars_keep_dtype():
+    x = hg.tensor("x", (3,), "float32")
+    assert (x + 1.0).dtype == np.float32
+    assert (x * 2).dtype == np.float32
+    i = hg.tensor("i", (3,), "int8")
+    assert (i + 1).dtype == np.int8
+    assert (i + 1.5).dtype == np.float64
+    assert (i / i).dtype == np.float64
+    u = hg.tensor("u", (3,), "uint8")
+    assert (u + i).dtype == np.int16
+    b = hg.tensor("b", (3,), "bool")
+    assert (b + 1).dtype == np.int64
+    assert hg.exp(i).dtype == np.float16
+    with pytest.raises(OverflowError):
+        i + 1000
+
+
+def test_where_and_clip(rng):
+    c = hg.tensor("c", (2, 3), "bool")
+    x = hg.tensor("x", (3,), "float32")
+    y = hg.tensor("y", (2, 1), "float32")
+    g = hg.Graph([c, x, y], [hg.where(c, x, y), hg.where(x > 0, x, 0), hg.clip(x, -0.5, 0.5),
+                             hg.clip(x, 1.0, -1.0)])
+    vals = [rng.random((2, 3)) < 0.5, np.array([np.nan, 1, -2], np.float32),
+            random_array(rng, (2, 1), "float32")]
+    compare_with_perform(g, vals)
+
+
+def test_operators(rng):
+    x = hg.tensor("x", (4,), "int32")
+    y = hg.tensor("y", (4,), "int32")
+    outs = [x + y, x - y, x * y, x // 2, x % 3, x ** 2, -x, abs(x), x & y, x | y, x ^ y, ~x,
+            x < y, x <= y, x > y, x >= y, x == y, x != y, 3 - x, 2 * x, 10 // y, x / 2, 1 + x]
+    vals = [random_array(rng, (4,), "int32"), random_array(rng, (4,), "int32", "nonzero")]
+    compare_with_perform(hg.Graph([x, y], outs), vals)
+
+
+def test_elemwise_type_errors():
+    x = hg.tensor("x", (3,), "float32")
+    with pytest.raises(TypeError, match="Subtract: not defined for bool"):
+        hg.subtract(hg.tensor("b", (3,), "bool"), hg.tensor("c", (3,), "bool"))
+    with pytest.raises(TypeError, match="BitwiseAnd: not defined for float32"):
+        hg.bitwise_and(x, x)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        x + hg.tensor("y", (4,), "float32")
+    with pytest.raises(TypeError, match="share one dtype"):
+        hg.frontend.ops.elemwise.Add()(x, hg.tensor("i", (3,), "int32"))
+    with pytest.raises(TypeError, match="truth value"):
+        bool(x > 0)
