@@ -32,12 +32,9 @@ def constant(value, dtype: np.dtype, shape: Sequence[int] = ()) -> ir.Value:
             return hlo.constant(dense_attr(arr))
     if arr.ndim != 0:
         raise ValueError(f"constant of shape {arr.shape} cannot fill shape {tuple(shape)}")
-    t = ir.RankedTensorType.get(list(shape), element_type(arr.dtype))
-    return hlo.constant(ir.DenseElementsAttr.get_splat(t, _scalar_attr(arr)))
-
-
-def _scalar_attr(arr: np.ndarray) -> ir.Attribute:
-    return dense_attr(arr.reshape(1)).get_splat_value()
+    # a one-element buffer with a larger shape makes a splat attribute
+    return hlo.constant(ir.DenseElementsAttr.get(arr.reshape(1), type=element_type(arr.dtype),
+                                                 shape=list(shape)))
 
 
 def full_like_type(value, t: TensorType) -> ir.Value:

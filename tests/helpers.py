@@ -85,7 +85,7 @@ def random_array(rng: np.random.Generator, shape, dtype, kind: str = "normal") -
     else:
         base = rng.normal(size=shape) * 2
         if kind == "nonzero":
-            base[np.abs(base) < 0.1] = 0.5
+            base = np.where(np.abs(base) < 0.1, 0.5, base)
     if is_complex(dt):
         imag = rng.normal(size=shape) if kind != "positive" else rng.uniform(0.1, 3.0, size=shape)
         base = base + 1j * imag
