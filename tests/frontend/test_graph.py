@@ -1,0 +1,165 @@
+"""The graph IR: types, Variables, Ops, Graph validation, cloning and the text dump."""
+
+import numpy as np
+import pytest
+
+import hlograph as hg
+from hlograph.frontend.graph import Apply, GraphError, Op
+from hlograph.frontend.types import DTYPES, TensorType
+
+
+def test_tensor_type_normalizes_and_prints():
+    t = TensorType("float32", (3, None))
+    assert t.dtype == np.float32 and t.shape == (3, None) and t.ndim == 2
+    assert str(t) == "float32[3,?]" and not t.is_static and t.size is None
+    assert TensorType(np.int8, [2, 2]).size == 4
+    assert str(TensorType("bfloat16", ())) == "bfloat16[]"
+    assert TensorType("float32", (3,)) == TensorType(np.float32, [3])
+    assert {TensorType("float32", (3,)), TensorType("float32", (3,))} == {TensorType("float32", (3,))}
+
+
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_every_dtype_is_a_tensor_type(name):
+    assert TensorType(name, (1,)).dtype == DTYPES[name]
+
+
+def test_tensor_type_errors():
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        TensorType("float128" if hasattr(np, "float128") else "object", (1,))
+    with pytest.raises(TypeError, match="not a dtype"):
+        TensorType("nonsense", ())
+    with pytest.raises(ValueError, match="non-negative int or None"):
+        TensorType("float32", (-1,))
+    with pytest.raises(ValueError, match="non-negative int or None"):
+        TensorType("float32", (2.5,))
+
+
+class Twice(Op):
+    __props__ = ("factor",)
+
+    def __init__(self, factor=2):
+        self.factor = factor
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type])
+
+    def perform(self, node, inputs):
+        return [inputs[0] * self.factor]
+
+
+def test_op_props_give_equality_hash_and_str():
+    assert Twice(2) == Twice(2) and hash(Twice(2)) == hash(Twice(2))
+    assert Twice(2) != Twice(3)
+    assert str(Twice(3)) == "Twice{factor=3}"
+    assert str(hg.frontend.ops.elemwise.Add()) == "Add"
+
+
+def test_graph_validation_errors():
+    x = hg.tensor("x", (3,))
+    y = hg.tensor("y", (3,))
+    z = x + y
+    with pytest.raises(GraphError, match="Variable y: float32\\[3\\]> is used by Add but is not a graph input"):
+        hg.Graph([x], z)
+    with pytest.raises(GraphError, match="listed twice"):
+        hg.Graph([x, x], x + 1)
+    with pytest.raises(GraphError, match="is the output of Add"):
+        hg.Graph([z], z * 2)
+    with pytest.raises(GraphError, match="is a Constant"):
+        hg.Graph([hg.constant(1.0)], x)
+    with pytest.raises(GraphError, match="not computed from the inputs"):
+        hg.Graph([x], y)
+    with pytest.raises(GraphError, match="at least one output"):
+        hg.Graph([x], [])
+    with pytest.raises(GraphError, match="not a Variable"):
+        hg.Graph([x], [np.ones(3)])
+
+
+def test_graph_detects_cycles():
+    x = hg.tensor("x", (3,))
+    a = hg.exp(x)
+    b = hg.log(a)
+    a.owner.inputs[0] = b  # only reachable by mutating the IR
+    with pytest.raises(GraphError, match="cycle"):
+        hg.Graph([x], b)
+
+
+def test_toposort_is_topological_and_shares_nodes():
+    x = hg.tensor("x", (3,))
+    a = hg.exp(x)
+    out = [a * a + hg.sin(a), hg.cos(a)]
+    g = hg.Graph([x], out)
+    nodes = g.toposort()
+    pos = {id(n): i for i, n in enumerate(nodes)}
+    for n in nodes:
+        for v in n.inputs:
+            if v.owner is not None:
+                assert pos[id(v.owner)] < pos[id(n)]
+    assert sum(isinstance(n.op, hg.frontend.ops.elemwise.Exp) for n in nodes) == 1
+
+
+def test_clone_is_independent_and_retypes():
+    x = hg.tensor("x", (None, 4), "float32")
+    g = hg.Graph([x], hg.exp(x) + 1)
+    c = g.clone()
+    assert c.inputs[0] is not x and c.outputs[0] is not g.outputs[0]
+    assert str(c) == str(g)
+    s = g.clone([TensorType("float32", (5, 4))])
+    assert s.outputs[0].type == TensorType("float32", (5, 4))
+    assert g.outputs[0].type == TensorType("float32", (None, 4))
+    with pytest.raises(ValueError, match="Add: shapes .* do not broadcast"):
+        hg.Graph([x], x + np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="expected 1 input types"):
+        g.clone([])
+
+
+def test_text_dump_names_inputs_ops_and_types():
+    x = hg.tensor("x", (2, 3), "float32")
+    g = hg.Graph([x], hg.exp(x) * 2.0)
+    text = str(g)
+    assert text.splitlines()[0] == "Graph(x: float32[2,3]) {"
+    assert "Exp(x) : float32[2,3]" in text
+    assert "Multiply(%0, Constant 2.: float32[]) : float32[2,3]" in text
+    assert text.splitlines()[-2] == "  return %1"
+
+
+def test_variable_has_no_truth_value_and_is_not_iterable():
+    x = hg.tensor("x", (3,))
+    with pytest.raises(TypeError, match="no truth value"):
+        if x:
+            pass
+    with pytest.raises(TypeError, match="not iterable"):
+        list(x)
+    assert len(x) == 3
+
+
+def test_evaluate_runs_perform_and_checks_arguments():
+    x = hg.tensor("x", (3,), "float32")
+    g = hg.Graph([x], Twice(3)(x))
+    np.testing.assert_array_equal(hg.evaluate(g, np.ones(3, np.float32)), np.full(3, 3, np.float32))
+    with pytest.raises(TypeError, match="expected 1 arguments"):
+        hg.evaluate(g)
+    with pytest.raises(TypeError, match="argument 0 \\('x'\\): expected dtype float32"):
+        hg.evaluate(g, np.ones(3, np.float64))
+    with pytest.raises(ValueError, match="argument 0 \\('x'\\): expected shape float32\\[3\\]"):
+        hg.evaluate(g, np.ones(4, np.float32))
+
+
+def test_evaluate_checks_perform_results():
+    class Bad(Op):
+        def make_node(self, x):
+            return Apply(self, [x], [x.type])
+
+        def perform(self, node, inputs):
+            return [inputs[0].astype(np.float64)]
+
+    x = hg.tensor("x", (3,), "float32")
+    with pytest.raises(RuntimeError, match="Bad.perform returned float64"):
+        hg.evaluate(hg.Graph([x], Bad()(x)), np.ones(3, np.float32))
+
+
+def test_node_records_the_user_source_line():
+    x = hg.tensor("x", (3,))
+    y = hg.exp(x)  # this line
+    fname, line = y.owner.trace
+    assert fname == __file__
+    assert "# this line" in open(fname).read().splitlines()[line - 1]
