@@ -21,6 +21,16 @@ class ModuleContext:
     symbol_table: ir.SymbolTable
     #: free for rules that emit helper functions: name -> func.FuncOp
     functions: dict[str, Any] = field(default_factory=dict)
+    #: source (file, line) -> ir.Location, shared by the nodes built on one line
+    file_locations: dict[tuple[str, int], ir.Location] = field(default_factory=dict)
+    _ir_types: dict[TensorType, ir.RankedTensorType] = field(default_factory=dict)
+
+    def ir_type(self, t: TensorType) -> ir.RankedTensorType:
+        """The MLIR tensor type of ``t`` (cached per module)."""
+        it = self._ir_types.get(t)
+        if it is None:
+            it = self._ir_types[t] = tensor_type(t)
+        return it
 
     def unique_symbol(self, base: str) -> str:
         name, i = base, 0
@@ -60,4 +70,4 @@ class LoweringContext:
         return t
 
     def ir_out_types(self) -> list[ir.RankedTensorType]:
-        return [tensor_type(t) for t in self.out_types]
+        return [self.module.ir_type(v.type) for v in self.node.outputs]

@@ -20,12 +20,19 @@ class LoweringError(RuntimeError):
     """A rule produced the wrong number or types of results."""
 
 
-def _location(node: Apply, index: int) -> ir.Location:
-    name = f"{node.op}:{index}"
-    if node.trace is not None:
-        fname, line = node.trace
-        return ir.Location.name(name, childLoc=ir.Location.file(fname, line, 0))
-    return ir.Location.name(name)
+def _location(node: Apply, index: int, file_locs: dict, op_names: dict) -> ir.Location:
+    op = node.op
+    label = op_names.get(op)
+    if label is None:
+        label = op_names[op] = str(op)
+    name = f"{label}:{index}"
+    trace = node.trace
+    if trace is None:
+        return ir.Location.name(name)
+    child = file_locs.get(trace)
+    if child is None:
+        child = file_locs[trace] = ir.Location.file(trace[0], trace[1], 0)
+    return ir.Location.name(name, childLoc=child)
 
 
 def value_of(env: dict[int, ir.Value], v: Variable) -> ir.Value:
@@ -42,17 +49,19 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
                first_index: int = 0) -> None:
     """Lowers ``nodes`` (topologically sorted) at the current insertion point,
     reading operands from and writing results to ``env`` (id(Variable) -> Value)."""
+    file_locs, op_names = mctx.file_locations, {}
+    ir_type = mctx.ir_type
     for i, node in enumerate(nodes, first_index):
         rule = get_rule(node.op)
-        operands = [value_of(env, v) for v in node.inputs]
-        with _location(node, i):
+        operands = [env[id(v)] if id(v) in env else value_of(env, v) for v in node.inputs]
+        with _location(node, i, file_locs, op_names):
             results = rule(LoweringContext(mctx, node), *operands)
         if len(results) != len(node.outputs):
             raise LoweringError(
                 f"the rule for {node.op} returned {len(results)} values for {len(node.outputs)} outputs"
             )
         for out, res in zip(node.outputs, results):
-            if res.type != tensor_type(out.type):
+            if res.type != ir_type(out.type):
                 raise LoweringError(
                     f"the rule for {node.op} produced {res.type} for an output of type {out.type}"
                 )
