@@ -11,11 +11,16 @@ from ..frontend.types import TensorType, is_complex, is_float
 from .mlir import dense_attr, element_type, hlo, i64_array, ir, tensor_type
 
 __all__ = [
-    "constant", "full_like_type", "broadcast_to", "convert", "compare", "compare_type",
+    "real_dtype", "is_nan", "ordered_compare", "constant", "full_like_type", "broadcast_to", "convert", "compare", "compare_type",
     "ir_type", "scalar_type", "reduce_region",
 ]
 
 ir_type = tensor_type
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of the real part (complex64 -> float32); itself for real dtypes."""
+    return np.real(np.zeros((), dtype)).dtype
 
 
 def scalar_type(dtype: np.dtype) -> ir.RankedTensorType:
@@ -61,7 +66,7 @@ def convert(x: ir.Value, from_type: TensorType, dtype: np.dtype) -> ir.Value:
         return compare(x, zero, "NE", from_type.dtype)
     if is_complex(from_type.dtype) and not is_complex(dtype):
         x = hlo.real(x)
-        from_type = TensorType(np.real(np.zeros((), from_type.dtype)).dtype, from_type.shape)
+        from_type = TensorType(real_dtype(from_type.dtype), from_type.shape)
         if from_type.dtype == dtype:
             return x
     return hlo.convert(tensor_type(TensorType(dtype, from_type.shape)), x)
@@ -89,3 +94,26 @@ def reduce_region(op, dtype: np.dtype, n: int = 1):
     arguments; returns the block (use ``with ir.InsertionPoint(block)``)."""
     st = scalar_type(dtype)
     return op.regions[0].blocks.append(*([st] * (2 * n)))
+
+
+def is_nan(v: ir.Value, dtype: np.dtype) -> ir.Value | None:
+    """NaN test of a float or complex value (either part NaN); None for types without NaN."""
+    if is_complex(dtype):
+        fdt = real_dtype(dtype)
+        re, im = hlo.real(v), hlo.imag(v)
+        return hlo.or_(compare(re, re, "NE", fdt), compare(im, im, "NE", fdt))
+    if is_float(dtype):
+        return compare(v, v, "NE", dtype)
+    return None
+
+
+def ordered_compare(a: ir.Value, b: ir.Value, direction: str, dtype: np.dtype) -> ir.Value:
+    """``a <direction> b`` for EQ NE GT GE LT LE; complex numbers order lexicographically
+    (real part, then imaginary part), as NumPy does."""
+    if not is_complex(dtype) or direction in ("EQ", "NE"):
+        return compare(a, b, direction, dtype)
+    fdt = real_dtype(dtype)
+    ra, rb, ia, ib = hlo.real(a), hlo.real(b), hlo.imag(a), hlo.imag(b)
+    strict = direction[0] + "T"
+    return hlo.or_(compare(ra, rb, strict, fdt),
+                   hlo.and_(compare(ra, rb, "EQ", fdt), compare(ia, ib, direction, fdt)))

@@ -13,7 +13,7 @@ from .context import LoweringContext, ModuleContext
 from .mlir import func, hlo, ir, make_context, tensor_type
 from .registry import get_rule
 
-__all__ = ["lower_graph", "emit_nodes", "LoweringError"]
+__all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError"]
 
 
 class LoweringError(RuntimeError):

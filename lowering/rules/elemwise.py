@@ -11,7 +11,7 @@ import numpy as np
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
-from ..emit import broadcast_to, compare, constant, convert
+from ..emit import broadcast_to, compare, constant, convert, is_nan, ordered_compare
 from ..mlir import chlo, hlo, ir, tensor_type
 from ..registry import register
 
@@ -96,9 +96,7 @@ def lower_isnan(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
     if _is_int(ctx):
         return [constant(False, np.dtype(bool), t.shape)]
-    if is_complex(t.dtype):
-        return [hlo.or_(*(compare(p, p, "NE", t.dtype) for p in (hlo.real(x), hlo.imag(x))))]
-    return [compare(x, x, "NE", t.dtype)]
+    return [is_nan(x, t.dtype)]
 
 
 @register(ew.IsFinite)
@@ -147,15 +145,8 @@ def lower_max_min(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Val
     dt = ctx.in_types[0].dtype
     if is_complex(dt):
         # NumPy orders complex numbers lexicographically and propagates NaN
-        direction = "GT" if is_max else "LT"
-        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
-        fdt = np.real(np.zeros((), dt)).dtype
-        pick_x = hlo.or_(
-            compare(rx, ry, direction, fdt),
-            hlo.and_(compare(rx, ry, "EQ", fdt), compare(ix, iy, "GE" if is_max else "LE", fdt)),
-        )
-        nan_x = hlo.or_(compare(rx, rx, "NE", fdt), compare(ix, ix, "NE", fdt))
-        return [hlo.select(hlo.or_(pick_x, nan_x), x, y)]
+        pick_x = ordered_compare(x, y, "GE" if is_max else "LE", dt)
+        return [hlo.select(hlo.or_(pick_x, is_nan(x, dt)), x, y)]
     return [(hlo.maximum if is_max else hlo.minimum)(x, y)]
 
 
@@ -173,16 +164,7 @@ def lower_power(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value
 @register(ew.GreaterEqual)
 def lower_compare(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = _operands(ctx, (x, y))
-    direction = _DIRECTIONS[type(ctx.op)]
-    dt = ctx.in_types[0].dtype
-    if is_complex(dt) and direction not in ("EQ", "NE"):
-        # NumPy orders complex numbers lexicographically: real part, then imaginary part
-        fdt = np.real(np.zeros((), dt)).dtype
-        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
-        strict = direction[0] + "T"
-        return [hlo.or_(compare(rx, ry, strict, fdt),
-                        hlo.and_(compare(rx, ry, "EQ", fdt), compare(ix, iy, direction, fdt)))]
-    return [compare(x, y, direction, dt)]
+    return [ordered_compare(x, y, _DIRECTIONS[type(ctx.op)], ctx.in_types[0].dtype)]
 
 
 _DIRECTIONS = {

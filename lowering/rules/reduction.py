@@ -1,1 +1,292 @@
-"""(being written)"""
+"""Lowering of reductions (``stablehlo.reduce``), cumulative reductions
+(``stablehlo.reduce_window``) and the softmax family."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ...frontend.ops import reduction as rd
+from ...frontend.types import DTYPES, TensorType, is_complex, is_float
+from ..context import LoweringContext
+from ..emit import (compare, constant, convert, is_nan, ordered_compare, real_dtype,
+                    reduce_region, scalar_type)
+from ..mlir import hlo, i64_array, ir, tensor_type
+from ..registry import register
+
+_BOOL, _INT64 = DTYPES["bool"], DTYPES["int64"]
+
+Combiner = Callable[[ir.Value, ir.Value], ir.Value]
+
+
+# --- helpers ------------------------------------------------------------------------
+def _extreme(dtype: np.dtype, highest: bool):
+    """The greatest (or least) value of ``dtype``: the identity of min (or max)."""
+    if dtype == _BOOL:
+        return highest
+    if is_complex(dtype):
+        inf = np.inf if highest else -np.inf
+        return complex(inf, inf)
+    if is_float(dtype):
+        return np.inf if highest else -np.inf
+    info = np.iinfo(dtype)
+    return info.max if highest else info.min
+
+
+def _complex_extremum(is_max: bool, dtype: np.dtype) -> Combiner:
+    # stablehlo.maximum has no complex form: pick a when it is NaN, or when it is
+    # lexicographically larger (smaller) and b is not NaN
+    def combine(a: ir.Value, b: ir.Value) -> ir.Value:
+        a_nan, b_nan = is_nan(a, dtype), is_nan(b, dtype)
+        wins = hlo.and_(hlo.not_(b_nan), ordered_compare(a, b, "GE" if is_max else "LE", dtype))
+        return hlo.select(hlo.or_(a_nan, wins), a, b)
+
+    return combine
+
+
+def _combiner(kind: str, dtype: np.dtype) -> Combiner:
+    # (sums and products never run on bool: they accumulate in int64)
+    if kind == "add":
+        return hlo.add
+    if kind == "mul":
+        return hlo.multiply
+    if kind == "and":
+        return hlo.and_
+    if kind == "or":
+        return hlo.or_
+    is_max = kind == "max"
+    if dtype == _BOOL:
+        return hlo.or_ if is_max else hlo.and_
+    if is_complex(dtype):
+        return _complex_extremum(is_max, dtype)
+    # NaN-propagating, as np.maximum; a reduce of real floats adds a NaN flag
+    # (_reduce_float_extremum) for XLA:CPU's sake
+    return hlo.maximum if is_max else hlo.minimum
+
+
+_IDENTITIES = {"add": 0, "mul": 1, "and": True, "or": False}
+
+
+def _identity(kind: str, dtype: np.dtype):
+    if kind in ("max", "min"):
+        return _extreme(dtype, highest=kind == "min")
+    return _IDENTITIES[kind]
+
+
+def _reduce(x: ir.Value, t: TensorType, axes: Sequence[int], kind: str) -> tuple[ir.Value, TensorType]:
+    """``stablehlo.reduce`` of ``x`` (of type ``t``) over ``axes`` with the ``kind``
+    monoid (add mul and or max min); returns the value and its type (axes dropped)."""
+    out_t = TensorType(t.dtype, [d for i, d in enumerate(t.shape) if i not in axes])
+    init = constant(_identity(kind, t.dtype), t.dtype)
+    op = hlo.ReduceOp([tensor_type(out_t)], [x], [init], i64_array(axes))
+    block = reduce_region(op, t.dtype)
+    with ir.InsertionPoint(block):
+        hlo.return_([_combiner(kind, t.dtype)(*block.arguments)])
+    return op.result, out_t
+
+
+def _reduce_float_extremum(x: ir.Value, t: TensorType, axes: Sequence[int],
+                           kind: str) -> tuple[ir.Value, TensorType]:
+    """max/min of a real float ``x`` over ``axes`` that propagates NaN, as np.max.
+
+    XLA:CPU (jaxlib 0.10.2) loses NaN in a ``stablehlo.maximum`` reduce of several
+    rows (and may then return -inf), although the op itself propagates NaN. So a
+    variadic reduce carries a "NaN seen" flag next to the value, and NaN is put back
+    where the flag is set; a compare-and-select body is correct too, but slower.
+    """
+    out_t = TensorType(t.dtype, [d for i, d in enumerate(t.shape) if i not in axes])
+    flag_t = out_t.with_dtype(_BOOL)
+    op = hlo.ReduceOp(
+        [tensor_type(out_t), tensor_type(flag_t)], [x, compare(x, x, "NE", t.dtype)],
+        [constant(_identity(kind, t.dtype), t.dtype), constant(False, _BOOL)], i64_array(axes),
+    )
+    sv, sb = scalar_type(t.dtype), scalar_type(_BOOL)
+    block = op.regions[0].blocks.append(sv, sb, sv, sb)
+    with ir.InsertionPoint(block):
+        a, a_nan, b, b_nan = block.arguments
+        hlo.return_([_combiner(kind, t.dtype)(a, b), hlo.or_(a_nan, b_nan)])
+    value, seen_nan = op.results
+    return hlo.select(seen_nan, constant(np.nan, t.dtype, out_t.shape), value), out_t
+
+
+def _reshape(v: ir.Value, from_type: TensorType, to_type: TensorType) -> ir.Value:
+    if from_type.shape == to_type.shape:
+        return v
+    return hlo.reshape(tensor_type(to_type.with_dtype(from_type.dtype)), v)
+
+
+def _broadcast_back(v: ir.Value, t: TensorType, axes: Sequence[int], full: TensorType) -> ir.Value:
+    """A reduced value (axes dropped) broadcast back to the ``full`` shape."""
+    kept = [i for i in range(full.ndim) if i not in axes]
+    return hlo.broadcast_in_dim(tensor_type(full.with_dtype(t.dtype)), v, i64_array(kept))
+
+
+def _flatten(x: ir.Value, t: TensorType) -> tuple[ir.Value, TensorType]:
+    flat = TensorType(t.dtype, (t.size,))
+    return _reshape(x, t, flat), flat
+
+
+# --- reductions -----------------------------------------------------------------------
+_KINDS = {rd.Sum: "add", rd.Prod: "mul", rd.Max: "max", rd.Min: "min", rd.All: "and", rd.Any: "or"}
+
+
+@register(rd.Sum)
+@register(rd.Prod)
+@register(rd.Max)
+@register(rd.Min)
+@register(rd.All)
+@register(rd.Any)
+def lower_reduce(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    t, out = ctx.in_types[0], ctx.out_type
+    kind = _KINDS[type(ctx.op)]
+    # sums and products run in the output dtype (float16/bfloat16: float32);
+    # all/any on x != 0; max/min in the input dtype
+    acc = rd.accumulation_dtype(out.dtype) if kind in ("add", "mul") else out.dtype
+    x = convert(x, t, acc)
+    if kind in ("max", "min") and is_float(acc):
+        r, rt = _reduce_float_extremum(x, t, ctx.op.axis, kind)
+    else:
+        r, rt = _reduce(x, t.with_dtype(acc), ctx.op.axis, kind)
+    r = convert(r, rt, out.dtype)
+    return [_reshape(r, rt.with_dtype(out.dtype), out)]
+
+
+@register(rd.Mean)
+def lower_mean(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    t, out = ctx.in_types[0], ctx.out_type
+    acc = rd.accumulation_dtype(out.dtype)
+    x = convert(x, t, acc)
+    s, st = _reduce(x, t.with_dtype(acc), ctx.op.axis, "add")
+    count = int(np.prod([t.shape[a] for a in ctx.op.axis], dtype=np.int64))
+    # an empty axis gives 0 / 0 = NaN, as np.mean
+    m = hlo.divide(s, constant(count, acc, st.shape))
+    m = convert(m, st, out.dtype)
+    return [_reshape(m, st.with_dtype(out.dtype), out)]
+
+
+@register(rd.Argmax)
+@register(rd.Argmin)
+def lower_argmax_argmin(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    # A variadic reduce over (value, index) pairs, as jax's _compute_argminmax, with
+    # a symmetric combiner: XLA may combine partial results in any order, so a tie
+    # (equal values, or two NaNs) goes to the lower index whichever side it is on.
+    t, out = ctx.in_types[0], ctx.out_type
+    is_max = not isinstance(ctx.op, rd.Argmin)
+    axis = ctx.op.axis
+    if axis is None:
+        x, t = _flatten(x, t)
+        axis = 0
+    dt = t.dtype
+    idx_t = TensorType(_INT64, t.shape)
+    iota = hlo.iota(tensor_type(idx_t), axis)
+    red_shape = [d for i, d in enumerate(t.shape) if i != axis]
+    red_v, red_i = TensorType(dt, red_shape), TensorType(_INT64, red_shape)
+    op = hlo.ReduceOp(
+        [tensor_type(red_v), tensor_type(red_i)], [x, iota],
+        # the identity: the least (greatest) value with an index no element has
+        [constant(_extreme(dt, highest=not is_max), dt), constant(np.iinfo(np.int64).max, _INT64)],
+        i64_array([axis]),
+    )
+    sv, si = scalar_type(dt), scalar_type(_INT64)
+    block = op.regions[0].blocks.append(sv, si, sv, si)
+    with ir.InsertionPoint(block):
+        va, ia, vb, ib = block.arguments
+        direction = "GT" if is_max else "LT"
+        a_beats, b_beats = ordered_compare(va, vb, direction, dt), ordered_compare(vb, va, direction, dt)
+        a_nan, b_nan = is_nan(va, dt), is_nan(vb, dt)
+        if a_nan is not None:
+            # NaN beats every number and two NaNs tie. A real comparison with NaN is
+            # false already; a lexicographic one may not be, so mask it.
+            if is_complex(dt):
+                no_nan = hlo.not_(hlo.or_(a_nan, b_nan))
+                a_beats, b_beats = hlo.and_(no_nan, a_beats), hlo.and_(no_nan, b_beats)
+            a_beats = hlo.or_(hlo.and_(a_nan, hlo.not_(b_nan)), a_beats)
+            b_beats = hlo.or_(hlo.and_(b_nan, hlo.not_(a_nan)), b_beats)
+        tie = hlo.not_(hlo.or_(a_beats, b_beats))
+        pick_a = hlo.or_(a_beats, hlo.and_(tie, compare(ia, ib, "LT", _INT64)))
+        hlo.return_([hlo.select(pick_a, va, vb), hlo.select(pick_a, ia, ib)])
+    return [_reshape(op.results[1], red_i, out)]
+
+
+# --- cumulative reductions -------------------------------------------------------------
+@register(rd.CumOp)
+def lower_cum_op(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    # A window of the whole axis, padded in front with n - 1 identities: output i
+    # reduces elements 0..i (jax's cumred_reduce_window_impl). O(n^2) work on CPU.
+    t, out = ctx.in_types[0], ctx.out_type
+    axis = ctx.op.axis
+    if axis is None:
+        x, t = _flatten(x, t)
+        axis = 0
+    kind = "add" if ctx.op.mode == "add" else "mul"
+    acc = rd.accumulation_dtype(out.dtype)
+    x = convert(x, t, acc)
+    t = t.with_dtype(acc)
+    n = t.shape[axis]
+    if t.size:
+        window = [1] * t.ndim
+        window[axis] = n
+        padding = np.zeros((t.ndim, 2), np.int64)
+        padding[axis, 0] = n - 1
+        op = hlo.ReduceWindowOp(
+            [tensor_type(t)], [x], [constant(_identity(kind, acc), acc)], i64_array(window),
+            window_strides=i64_array([1] * t.ndim),
+            padding=ir.DenseIntElementsAttr.get(padding, shape=[t.ndim, 2]),
+        )
+        block = reduce_region(op, acc)
+        with ir.InsertionPoint(block):
+            hlo.return_([_combiner(kind, acc)(*block.arguments)])
+        x = op.result
+    return [convert(x, t, out.dtype)]
+
+
+# --- softmax family -----------------------------------------------------------------------
+def _float_operand(ctx: LoweringContext, x: ir.Value) -> tuple[ir.Value, TensorType]:
+    """The operand in its compute dtype (float16/bfloat16: float32)."""
+    t = ctx.in_types[0]
+    ct = t.with_dtype(rd.accumulation_dtype(t.dtype))
+    return convert(x, t, ct.dtype), ct
+
+
+def _finite_or_zero(v: ir.Value, t: TensorType) -> ir.Value:
+    # scipy shifts by 0 where the maximum is not finite
+    return hlo.select(hlo.is_finite(v), v, constant(0, t.dtype, t.shape))
+
+
+# The softmax family reduces with a plain stablehlo.maximum: where XLA:CPU loses a NaN
+# there (see _reduce_float_extremum), the NaN still reaches the sum of exponentials and
+# makes the whole slice NaN, as in scipy.
+
+
+@register(rd.Softmax)
+def lower_softmax(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    x, ct = _float_operand(ctx, x)
+    axes = ctx.op.axis
+    m, mt = _reduce(x, ct, axes, "max")
+    e = hlo.exponential(hlo.subtract(x, _broadcast_back(m, mt, axes, ct)))
+    s, st = _reduce(e, ct, axes, "add")
+    y = hlo.divide(e, _broadcast_back(s, st, axes, ct))
+    return [convert(y, ct, ctx.out_type.dtype)]
+
+
+@register(rd.LogSoftmax)
+def lower_log_softmax(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    x, ct = _float_operand(ctx, x)
+    axes = ctx.op.axis
+    m, mt = _reduce(x, ct, axes, "max")
+    shifted = hlo.subtract(x, _broadcast_back(_finite_or_zero(m, mt), mt, axes, ct))
+    s, st = _reduce(hlo.exponential(shifted), ct, axes, "add")
+    y = hlo.subtract(shifted, _broadcast_back(hlo.log(s), st, axes, ct))
+    return [convert(y, ct, ctx.out_type.dtype)]
+
+
+@register(rd.LogSumExp)
+def lower_log_sum_exp(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    x, ct = _float_operand(ctx, x)
+    axes, out = ctx.op.axis, ctx.out_type
+    m, mt = _reduce(x, ct, axes, "max")
+    m = _finite_or_zero(m, mt)
+    s, st = _reduce(hlo.exponential(hlo.subtract(x, _broadcast_back(m, mt, axes, ct))), ct, axes, "add")
+    y = convert(hlo.add(hlo.log(s), m), st, out.dtype)
+    return [_reshape(y, st.with_dtype(out.dtype), out)]

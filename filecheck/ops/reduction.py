@@ -1,0 +1,127 @@
+# RUN: %PYTHON %s | filecheck %s
+import hlograph as hg
+from hlograph.testing import print_ir
+
+
+def reduction(name, fn, dtype="float32", shape=(2, 3, 4)):
+    x = hg.tensor("x", shape, dtype)
+    print_ir(name, hg.Graph([x], fn(x)))
+
+
+# CHECK-LABEL: TEST: sum_int8 int8[2,3,4]
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3x4xi64>
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0, 2]
+# CHECK-SAME: -> tensor<3xi64>
+reduction("sum_int8", lambda x: hg.sum(x, axis=(0, -1)), "int8")
+
+# CHECK-LABEL: TEST: sum_float16 float16[2,3,4]
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3x4xf32>
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0, 1, 2]
+# CHECK-SAME: -> tensor<f32>
+# CHECK: stablehlo.convert {{.*}} -> tensor<f16>
+reduction("sum_float16", hg.sum, "float16")
+
+# CHECK-LABEL: TEST: prod_keepdims float64[2,3,4]
+# CHECK: %[[R:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.multiply across dimensions = [1]
+# CHECK-SAME: -> tensor<2x4xf64>
+# CHECK: stablehlo.reshape %[[R]] : (tensor<2x4xf64>) -> tensor<2x1x4xf64>
+reduction("prod_keepdims", lambda x: hg.prod(x, axis=1, keepdims=True), "float64")
+
+# CHECK-LABEL: TEST: max float32[2,3,4]
+# CHECK: %[[NAN:.+]] = stablehlo.compare NE, %arg0, %arg0, FLOAT
+# CHECK: %[[INIT:.+]] = stablehlo.constant dense<0xFF800000> : tensor<f32>
+# CHECK: %[[R:.+]]:2 = stablehlo.reduce(%arg0 init: %[[INIT]]), (%[[NAN]] init: {{.*}}) across dimensions = [2]
+# CHECK-SAME: -> (tensor<2x3xf32>, tensor<2x3xi1>)
+# CHECK: stablehlo.maximum
+# CHECK: stablehlo.or
+# CHECK: stablehlo.select %[[R]]#1, {{.*}}, %[[R]]#0 : tensor<2x3xi1>, tensor<2x3xf32>
+reduction("max", lambda x: hg.max(x, axis=-1))
+
+# CHECK-LABEL: TEST: min_uint8 uint8[2,3,4]
+# CHECK: %[[INIT:.+]] = stablehlo.constant dense<255> : tensor<ui8>
+# CHECK: stablehlo.reduce({{.*}} init: %[[INIT]]) applies stablehlo.minimum across dimensions = [0]
+# CHECK-SAME: -> tensor<3x4xui8>
+reduction("min_uint8", lambda x: hg.min(x, axis=0), "uint8")
+
+# CHECK-LABEL: TEST: max_complex complex64[2,3,4]
+# CHECK: stablehlo.reduce({{.*}}) across dimensions = [2]
+# CHECK-SAME: -> tensor<2x3xcomplex<f32>>
+# CHECK: stablehlo.select {{.*}} tensor<complex<f32>>
+reduction("max_complex", lambda x: hg.max(x, axis=2), "complex64")
+
+# CHECK-LABEL: TEST: mean_int32 int32[2,3,4]
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3x4xf64>
+# CHECK: %[[S:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [1]
+# CHECK: %[[N:.+]] = stablehlo.constant dense<3.000000e+00> : tensor<2x4xf64>
+# CHECK: stablehlo.divide %[[S]], %[[N]] : tensor<2x4xf64>
+reduction("mean_int32", lambda x: hg.mean(x, axis=1), "int32")
+
+# CHECK-LABEL: TEST: all_float32 float32[2,3,4]
+# CHECK: stablehlo.compare NE, {{.*}} -> tensor<2x3x4xi1>
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.and across dimensions = [0, 1, 2]
+# CHECK-SAME: -> tensor<i1>
+reduction("all_float32", hg.all)
+
+# CHECK-LABEL: TEST: any_bool bool[2,3,4]
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.or across dimensions = [1]
+# CHECK-SAME: -> tensor<2x4xi1>
+reduction("any_bool", lambda x: hg.any(x, axis=1), "bool")
+
+# CHECK-LABEL: TEST: argmax float32[2,3,4]
+# CHECK: %[[IOTA:.+]] = stablehlo.iota dim = 1 : tensor<2x3x4xi64>
+# CHECK: stablehlo.reduce(%arg0 init: {{.*}}), (%[[IOTA]] init: {{.*}}) across dimensions = [1]
+# CHECK-SAME: -> (tensor<2x4xf32>, tensor<2x4xi64>)
+# CHECK: stablehlo.compare GT
+# CHECK: stablehlo.compare NE
+# CHECK: stablehlo.compare LT, {{.*}}, SIGNED
+# CHECK: stablehlo.return
+reduction("argmax", lambda x: hg.argmax(x, axis=-2))
+
+# CHECK-LABEL: TEST: argmin_flat int16[2,3,4]
+# CHECK: stablehlo.reshape %arg0 : (tensor<2x3x4xi16>) -> tensor<24xi16>
+# CHECK: stablehlo.reduce({{.*}}) across dimensions = [0]
+# CHECK-SAME: -> (tensor<i16>, tensor<i64>)
+# CHECK: stablehlo.compare LT, {{.*}}, SIGNED
+# CHECK: stablehlo.reshape {{.*}} : (tensor<i64>) -> tensor<1x1x1xi64>
+reduction("argmin_flat", lambda x: hg.argmin(x, keepdims=True), "int16")
+
+# CHECK-LABEL: TEST: cumsum float32[2,3,4]
+# CHECK: "stablehlo.reduce_window"
+# CHECK-SAME: padding = dense<{{\[\[}}0, 0], [2, 0], [0, 0]]> : tensor<3x2xi64>
+# CHECK-SAME: window_dimensions = array<i64: 1, 3, 1>
+# CHECK: stablehlo.add
+# CHECK: -> tensor<2x3x4xf32>
+reduction("cumsum", lambda x: hg.cumsum(x, axis=1))
+
+# CHECK-LABEL: TEST: cumprod_flat_uint8 uint8[2,3,4]
+# CHECK: stablehlo.reshape {{.*}} -> tensor<24xui8>
+# CHECK: stablehlo.convert {{.*}} -> tensor<24xui64>
+# CHECK: "stablehlo.reduce_window"
+# CHECK-SAME: window_dimensions = array<i64: 24>
+# CHECK: stablehlo.multiply
+# CHECK: -> tensor<24xui64>
+reduction("cumprod_flat_uint8", hg.cumprod, "uint8")
+
+# CHECK-LABEL: TEST: softmax float32[2,3,4]
+# CHECK: %[[M:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [2]
+# CHECK: stablehlo.broadcast_in_dim %[[M]], dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x4xf32>
+# CHECK: %[[E:.+]] = stablehlo.exponential
+# CHECK: stablehlo.reduce(%[[E]] init: {{.*}}) applies stablehlo.add across dimensions = [2]
+# CHECK: stablehlo.divide %[[E]], {{.*}} : tensor<2x3x4xf32>
+reduction("softmax", hg.softmax)
+
+# CHECK-LABEL: TEST: log_softmax float64[2,3,4]
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [0]
+# CHECK: stablehlo.is_finite
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0]
+# CHECK: stablehlo.log {{.*}} : tensor<3x4xf64>
+# CHECK: stablehlo.subtract {{.*}} : tensor<2x3x4xf64>
+reduction("log_softmax", lambda x: hg.log_softmax(x, axis=0), "float64")
+
+# CHECK-LABEL: TEST: logsumexp_bfloat16 bfloat16[2,3,4]
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3x4xf32>
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [0, 1]
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0, 1]
+# CHECK: stablehlo.log {{.*}} : tensor<4xf32>
+# CHECK: stablehlo.convert {{.*}} -> tensor<4xbf16>
+reduction("logsumexp_bfloat16", lambda x: hg.logsumexp(x, axis=(0, 1)), "bfloat16")
