@@ -1,1 +1,116 @@
-"""(being written)"""
+"""Lowering of DotGeneral (matmul, dot, tensordot) to ``stablehlo.dot_general``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ...frontend.ops.linalg import HALF_DTYPES, DotGeneral
+from ...frontend.types import DTYPES, TensorType, is_complex, is_float
+from ..context import LoweringContext
+from ..emit import convert
+from ..mlir import element_type, hlo, i64_array, ir, tensor_type
+from ..registry import register
+
+
+@dataclass(frozen=True)
+class DotPlan:
+    """How one DotGeneral maps onto ``stablehlo.dot_general``, which needs batch
+    dims of equal sizes on both sides and puts its result in the order
+    (batch, free dims of lhs, free dims of rhs).
+
+    A batch position where only one operand has a dim of size > 1 (the other
+    lacks the dim or has size 1) is no batch dim for dot_general: it stays a
+    free dim of that operand, the other side's size-1 dim is reshaped away,
+    and a transpose restores the output order. Nothing is broadcast, so a
+    stack of matrices times one matrix costs no copies of the matrix.
+    """
+
+    drop_a: tuple[int, ...]
+    drop_b: tuple[int, ...]
+    batch: tuple[tuple[int, ...], tuple[int, ...]]
+    contracting: tuple[tuple[int, ...], tuple[int, ...]]
+    #: output position of each dot_general result dim
+    labels: tuple[int, ...]
+
+
+def plan_dot(op: DotGeneral, a_shape: Sequence[int], b_shape: Sequence[int]) -> DotPlan:
+    (ca, cb), (ba, bb) = op.contracting, op.batch
+    nb = max(len(ba), len(bb))
+    pairs: list[tuple[int, int, int]] = []
+    own: tuple[dict[int, int], dict[int, int]] = ({}, {})
+    drop: tuple[set[int], set[int]] = (set(), set())
+    for p in range(nb):
+        ia = ba[p - nb + len(ba)] if p >= nb - len(ba) else None
+        ib = bb[p - nb + len(bb)] if p >= nb - len(bb) else None
+        sa = a_shape[ia] if ia is not None else None
+        sb = b_shape[ib] if ib is not None else None
+        if ia is not None and ib is not None and sa == sb:
+            pairs.append((ia, ib, p))
+        elif ia is not None and (ib is None or sb == 1):
+            own[0][ia] = p
+            if ib is not None:
+                drop[1].add(ib)
+        else:
+            own[1][ib] = p
+            if ia is not None:
+                drop[0].add(ia)
+
+    shapes = (a_shape, b_shape)
+    kept = [[d for d in range(len(s)) if d not in drop[i]] for i, s in enumerate(shapes)]
+    new = [{d: j for j, d in enumerate(k)} for k in kept]
+    batch = tuple(tuple(new[i][pr[i]] for pr in pairs) for i in (0, 1))
+    contracting = tuple(tuple(new[i][d] for d in op.contracting[i]) for i in (0, 1))
+
+    labels = [p for _, _, p in pairs]
+    offset = nb
+    for i in (0, 1):
+        free = op.free_axes(len(shapes[i]), i)
+        paired = {pr[i] for pr in pairs}
+        for d in kept[i]:
+            if d in paired or d in op.contracting[i]:
+                continue
+            labels.append(own[i][d] if d in own[i] else offset + free.index(d))
+        offset += len(free)
+    return DotPlan(tuple(sorted(drop[0])), tuple(sorted(drop[1])), batch, contracting, tuple(labels))
+
+
+def _drop_dims(x: ir.Value, t: TensorType, dims: Sequence[int]) -> ir.Value:
+    if not dims:
+        return x
+    shape = [s for d, s in enumerate(t.shape) if d not in dims]
+    return hlo.reshape(tensor_type(t.with_shape(shape)), x)
+
+
+def _precision(dtype) -> ir.ArrayAttr | None:
+    # float dots ask for full precision: TPUs and GPUs would otherwise use
+    # bfloat16 passes, and NumPy computes at the operands' precision
+    if not (is_float(dtype) or is_complex(dtype)):
+        return None
+    return ir.ArrayAttr.get([hlo.PrecisionAttr.get("HIGHEST")] * 2)
+
+
+@register(DotGeneral)
+def lower_dot_general(ctx: LoweringContext, a: ir.Value, b: ir.Value) -> list[ir.Value]:
+    ta, tb = ctx.in_types
+    out = ctx.out_type
+    plan = plan_dot(ctx.op, ta.shape, tb.shape)
+    a = _drop_dims(a, ta, plan.drop_a)
+    b = _drop_dims(b, tb, plan.drop_b)
+    dnums = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(plan.batch[0]),
+        rhs_batching_dimensions=list(plan.batch[1]),
+        lhs_contracting_dimensions=list(plan.contracting[0]),
+        rhs_contracting_dimensions=list(plan.contracting[1]),
+    )
+    # float16/bfloat16 accumulate in float32 and round once, like NumPy
+    acc_dtype = DTYPES["float32"] if out.dtype in HALF_DTYPES else out.dtype
+    dg_shape = [out.shape[p] for p in plan.labels]
+    dg_type = ir.RankedTensorType.get(dg_shape, element_type(acc_dtype))
+    result = hlo.dot_general(dg_type, a, b, dnums, precision_config=_precision(out.dtype))
+    perm = [0] * len(plan.labels)
+    for j, p in enumerate(plan.labels):
+        perm[p] = j
+    if perm != sorted(perm):
+        result = hlo.transpose(result, i64_array(perm))
+    return [convert(result, TensorType(acc_dtype, out.shape), out.dtype)]

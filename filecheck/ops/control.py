@@ -1,0 +1,104 @@
+# RUN: %PYTHON %s | filecheck %s
+import hlograph as hg
+from hlograph.testing import print_ir
+
+
+def if_else_one_output():
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (3,), "float32")
+    print_ir("ifelse_one_output", hg.Graph([c, x], hg.ifelse(c, lambda: hg.exp(x), x)))
+
+
+# CHECK-LABEL: TEST: ifelse_one_output bool[]
+# CHECK: "stablehlo.if"(%arg0) ({
+# CHECK: %[[E:.+]] = stablehlo.exponential %arg1 : tensor<3xf32>
+# CHECK: stablehlo.return %[[E]] : tensor<3xf32>
+# CHECK: }, {
+# CHECK: stablehlo.return %arg1 : tensor<3xf32>
+# CHECK: }) : (tensor<i1>) -> tensor<3xf32>
+if_else_one_output()
+
+
+def if_else_two_outputs():
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (2,), "int32")
+    y = hg.tensor("y", (2,), "float64")
+    print_ir("ifelse_two_outputs", hg.Graph([c, x, y], hg.ifelse(c, [x, y], [-x, hg.sin(y)])))
+
+
+# CHECK-LABEL: TEST: ifelse_two_outputs bool[]
+# CHECK: "stablehlo.if"(%arg0) ({
+# CHECK: stablehlo.return %arg1, %arg2 : tensor<2xi32>, tensor<2xf64>
+# CHECK: }, {
+# CHECK: %[[N:.+]] = stablehlo.negate %arg1
+# CHECK: %[[S:.+]] = stablehlo.sine %arg2
+# CHECK: stablehlo.return %[[N]], %[[S]] : tensor<2xi32>, tensor<2xf64>
+# CHECK: }) : (tensor<i1>) -> (tensor<2xi32>, tensor<2xf64>)
+if_else_two_outputs()
+
+
+def if_else_numeric_condition_shared_value():
+    k, x = hg.scalar("k", "int32"), hg.tensor("x", (3,), "float32")
+    e = hg.exp(x)
+    print_ir("ifelse_numeric_condition_shared_value", hg.Graph([k, x], hg.ifelse(k, e + 1, e)))
+
+
+# CHECK-LABEL: TEST: ifelse_numeric_condition_shared_value int32[]
+# CHECK: %[[P:.+]] = stablehlo.compare NE, %arg0, {{.*}} -> tensor<i1>
+# CHECK: %[[E:.+]] = stablehlo.exponential %arg1
+# CHECK: "stablehlo.if"(%[[P]]) ({
+# CHECK: stablehlo.add %[[E]],
+# CHECK: }, {
+# CHECK: stablehlo.return %[[E]] : tensor<3xf32>
+if_else_numeric_condition_shared_value()
+
+
+def if_else_nested():
+    a, b = hg.scalar("a", "bool"), hg.scalar("b", "bool")
+    x = hg.tensor("x", (3,), "float32")
+    out = hg.ifelse(a, lambda: hg.ifelse(b, lambda: hg.exp(x), x), lambda: -x)
+    print_ir("ifelse_nested", hg.Graph([a, b, x], out))
+
+
+# CHECK-LABEL: TEST: ifelse_nested bool[]
+# CHECK: %[[R:.+]] = "stablehlo.if"(%arg0) ({
+# CHECK: %[[IN:.+]] = "stablehlo.if"(%arg1) ({
+# CHECK: stablehlo.exponential %arg2
+# CHECK: }) : (tensor<i1>) -> tensor<3xf32>
+# CHECK: stablehlo.return %[[IN]] : tensor<3xf32>
+# CHECK: }, {
+# CHECK: stablehlo.negate %arg2
+# CHECK: }) : (tensor<i1>) -> tensor<3xf32>
+# CHECK: return %[[R]]
+if_else_nested()
+
+
+def switch_three():
+    i, x = hg.scalar("i", "int64"), hg.tensor("x", (2, 2), "float32")
+    out = hg.switch(i, [x, lambda: hg.exp(x), lambda: x * x])
+    print_ir("switch_three", hg.Graph([i, x], out))
+
+
+# CHECK-LABEL: TEST: switch_three int64[]
+# CHECK: %[[C:.+]] = stablehlo.clamp %{{.+}}, %arg0, %{{.+}} : tensor<i64>
+# CHECK: %[[I:.+]] = stablehlo.convert %[[C]] : (tensor<i64>) -> tensor<i32>
+# CHECK: "stablehlo.case"(%[[I]]) ({
+# CHECK: stablehlo.return %arg1 : tensor<2x2xf32>
+# CHECK: }, {
+# CHECK: %[[E:.+]] = stablehlo.exponential %arg1
+# CHECK: stablehlo.return %[[E]] : tensor<2x2xf32>
+# CHECK: }, {
+# CHECK: %[[M:.+]] = stablehlo.multiply %arg1, %arg1
+# CHECK: stablehlo.return %[[M]] : tensor<2x2xf32>
+# CHECK: }) : (tensor<i32>) -> tensor<2x2xf32>
+switch_three()
+
+
+def switch_int32_index():
+    i, x = hg.scalar("i", "int32"), hg.tensor("x", (3,), "int8")
+    print_ir("switch_int32_index", hg.Graph([i, x], hg.switch(i, [x, -x])))
+
+
+# CHECK-LABEL: TEST: switch_int32_index int32[]
+# CHECK: %[[C:.+]] = stablehlo.clamp {{.*}} : tensor<i32>
+# CHECK-NOT: stablehlo.convert
+# CHECK: "stablehlo.case"(%[[C]])
+switch_int32_index()

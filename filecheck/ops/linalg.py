@@ -1,0 +1,75 @@
+# RUN: %PYTHON %s | filecheck %s
+import hlograph as hg
+from hlograph.testing import print_ir
+
+
+def product(name, fn, ashape, bshape, dtype="float32"):
+    a, b = hg.tensor("a", ashape, dtype), hg.tensor("b", bshape, dtype)
+    print_ir(name, hg.Graph([a, b], fn(a, b)))
+
+
+# CHECK-LABEL: TEST: matmul_2d float32[2,3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST]
+# CHECK-SAME: (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+# CHECK-NOT: stablehlo.transpose
+product("matmul_2d", hg.matmul, (2, 3), (3, 4))
+
+# CHECK-LABEL: TEST: matmul_batched float64[5,2,3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1]
+# CHECK-SAME: -> tensor<5x2x4xf64>
+product("matmul_batched", hg.matmul, (5, 2, 3), (5, 3, 4), "float64")
+
+# CHECK-LABEL: TEST: matmul_stack_times_matrix float32[5,2,3]
+# CHECK-NOT: stablehlo.broadcast_in_dim
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [2] x [0]
+# CHECK-SAME: -> tensor<5x2x4xf32>
+product("matmul_stack_times_matrix", hg.matmul, (5, 2, 3), (3, 4))
+
+# CHECK-LABEL: TEST: matmul_broadcast_stacks float32[4,1,2,3]
+# CHECK: %[[A:.+]] = stablehlo.reshape %arg0 : (tensor<4x1x2x3xf32>) -> tensor<4x2x3xf32>
+# CHECK: %[[B:.+]] = stablehlo.reshape %arg1 : (tensor<1x6x3x2xf32>) -> tensor<6x3x2xf32>
+# CHECK: %[[D:.+]] = stablehlo.dot_general %[[A]], %[[B]], contracting_dims = [2] x [1]
+# CHECK-SAME: -> tensor<4x2x6x2xf32>
+# CHECK: stablehlo.transpose %[[D]], dims = [0, 2, 1, 3] : (tensor<4x2x6x2xf32>) -> tensor<4x6x2x2xf32>
+product("matmul_broadcast_stacks", hg.matmul, (4, 1, 2, 3), (1, 6, 3, 2))
+
+# CHECK-LABEL: TEST: matmul_vector_matrix float32[3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0]
+# CHECK-SAME: (tensor<3xf32>, tensor<3x4xf32>) -> tensor<4xf32>
+product("matmul_vector_matrix", hg.matmul, (3,), (3, 4))
+
+# CHECK-LABEL: TEST: matmul_float16 float16[2,3]
+# CHECK: %[[D:.+]] = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0]
+# CHECK-SAME: (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf32>
+# CHECK: stablehlo.convert %[[D]] : (tensor<2x4xf32>) -> tensor<2x4xf16>
+product("matmul_float16", hg.matmul, (2, 3), (3, 4), "float16")
+
+# CHECK-LABEL: TEST: matmul_int8 int8[2,3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] :
+# CHECK-SAME: -> tensor<2x4xi8>
+product("matmul_int8", hg.matmul, (2, 3), (3, 4), "int8")
+
+# CHECK-LABEL: TEST: matmul_bool bool[2,3]
+# CHECK: stablehlo.dot_general
+# CHECK-SAME: (tensor<2x3xi1>, tensor<3x4xi1>) -> tensor<2x4xi1>
+product("matmul_bool", hg.matmul, (2, 3), (3, 4), "bool")
+
+# CHECK-LABEL: TEST: dot_inner float64[3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0]
+# CHECK-SAME: -> tensor<f64>
+product("dot_inner", hg.dot, (3,), (3,), "float64")
+
+# CHECK-LABEL: TEST: dot_nd float32[2,3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1]
+# CHECK-SAME: (tensor<2x3xf32>, tensor<4x3x5xf32>) -> tensor<2x4x5xf32>
+product("dot_nd", hg.dot, (2, 3), (4, 3, 5))
+
+# CHECK-LABEL: TEST: dot_scalar complex64[]
+# CHECK: stablehlo.dot_general %arg0, %arg1,
+# CHECK-SAME: (tensor<complex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+product("dot_scalar", hg.dot, (), (3,), "complex64")
+
+# CHECK-LABEL: TEST: tensordot_axes float32[2,3,4]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1, 2] x [1, 0]
+# CHECK-SAME: -> tensor<2x5xf32>
+product("tensordot_axes", lambda a, b: hg.tensordot(a, b, ([1, -1], [1, 0])), (2, 3, 4), (4, 3, 5))

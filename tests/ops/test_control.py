@@ -1,0 +1,339 @@
+"""ifelse and switch: compiled results against perform, lazy evaluation of the
+untaken branches, branch extraction, promotion, specialization, errors."""
+
+import numpy as np
+import pytest
+
+import hlograph as hg
+from hlograph.frontend.graph import Apply, Op
+from hlograph.frontend.ops.control import IfElse, Switch
+from hlograph.frontend.types import TensorType
+from hlograph.lowering import register
+from hlograph.tests.helpers import compare_with_perform, random_array
+
+SHAPES = [(), (0,), (3,), (2, 3)]
+
+
+class Fragile(Op):
+    """Identity whose reference refuses to run: proves an untaken branch is never performed."""
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type])
+
+    def perform(self, node, inputs):
+        raise RuntimeError("Fragile.perform ran")
+
+
+@register(Fragile)
+def lower_fragile(ctx, x):
+    return [x]
+
+
+def _is_input(v, node):
+    return any(w is v for w in node.inputs)
+
+
+def _ifelse_nodes(graph):
+    return [n for n in graph.nodes if isinstance(n.op, IfElse)]
+
+
+# --- ifelse --------------------------------------------------------------------------
+@pytest.mark.parametrize("taken", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "int16", "bool", "complex64", "bfloat16"])
+def test_ifelse_takes_either_branch(dtype, taken, rng):
+    c, x, y = hg.scalar("c", "bool"), hg.tensor("x", (2, 3), dtype), hg.tensor("y", (2, 3), dtype)
+    g = hg.Graph([c, x, y], hg.ifelse(c, lambda: hg.square(x), y))
+    xv, yv = random_array(rng, (2, 3), dtype), random_array(rng, (2, 3), dtype)
+    actual, expected = compare_with_perform(g, [np.bool_(taken), xv, yv])
+    np.testing.assert_array_equal(expected, np.square(xv) if taken else yv)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("taken", [True, False])
+def test_ifelse_shapes(shape, taken, rng):
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", shape, "float64")
+    g = hg.Graph([c, x], hg.ifelse(c, lambda: hg.exp(x), lambda: x - 1))
+    compare_with_perform(g, [np.bool_(taken), random_array(rng, shape, "float64")])
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_ifelse_multiple_outputs(taken, rng):
+    c = hg.scalar("c", "bool")
+    x, n = hg.tensor("x", (4,), "float32"), hg.tensor("n", (2, 2), "int32")
+    outs = hg.ifelse(c, lambda: (hg.sin(x), n * 2, x), lambda: [hg.cos(x), -n, x + 1])
+    assert isinstance(outs, list) and len(outs) == 3
+    g = hg.Graph([c, x, n], outs)
+    compare_with_perform(g, [np.bool_(taken), random_array(rng, (4,), "float32"),
+                             random_array(rng, (2, 2), "int32")])
+
+
+@pytest.mark.parametrize("taken", [True, False])
+@pytest.mark.parametrize(
+    "then_dtype, else_value",
+    [("int32", "float32"), ("int8", "uint8"), ("float16", "bfloat16"), ("float32", 0), ("int16", 2.5),
+     ("bool", "int64"), ("float32", "complex64")],
+    ids=str,
+)
+def test_ifelse_promotes_dtypes(then_dtype, else_value, taken, rng):
+    # a Python scalar branch is 0-d: the other branch is too
+    shape = (3,) if isinstance(else_value, str) else ()
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", shape, then_dtype)
+    if isinstance(else_value, str):
+        y = hg.tensor("y", shape, else_value)
+        inputs, values = [c, x, y], [random_array(rng, shape, else_value)]
+        # NumPy has no float16/bfloat16 promotion; both fit float32
+        expected_dtype = (np.dtype("float32") if else_value == "bfloat16"
+                          else np.result_type(x.dtype, y.dtype))
+    else:
+        y, inputs, values = else_value, [c, x], []
+        # a Python scalar is weak (NEP 50): it takes the other branch's dtype kind
+        expected_dtype = np.result_type(np.zeros(shape, then_dtype), else_value)
+    out = hg.ifelse(c, x, y)
+    assert out.dtype == expected_dtype
+    compare_with_perform(hg.Graph(inputs, out),
+                         [np.bool_(taken), random_array(rng, shape, then_dtype), *values])
+
+
+@pytest.mark.parametrize("c1, c2", [(True, True), (True, False), (False, True), (False, False)])
+def test_ifelse_nested(c1, c2, rng):
+    a, b = hg.scalar("a", "bool"), hg.scalar("b", "bool")
+    x = hg.tensor("x", (3,), "float32")
+    out = hg.ifelse(a,
+                    lambda: hg.ifelse(b, lambda: x * 2, lambda: hg.exp(x)),
+                    lambda: hg.ifelse(b, lambda: x - 3, lambda: hg.ifelse(a, x, -x)))
+    g = hg.Graph([a, b, x], out)
+    (outer,) = _ifelse_nodes(g)
+    assert len(_ifelse_nodes(outer.op.then_graph)) == 1
+    assert len(_ifelse_nodes(outer.op.else_graph)) == 1
+    compare_with_perform(g, [np.bool_(c1), np.bool_(c2), random_array(rng, (3,), "float32")])
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_ifelse_shared_subexpression_is_computed_once_outside(taken, rng):
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (3,), "float64")
+    e = hg.exp(x)
+    only_then = hg.sin(x)
+    g = hg.Graph([c, x], hg.ifelse(c, lambda: e + only_then, lambda: e * 2))
+    (node,) = _ifelse_nodes(g)
+    assert _is_input(e, node) and not _is_input(only_then, node)
+    for inner in node.op.branches:
+        assert not any(isinstance(n.op, type(e.owner.op)) for n in inner.nodes)
+    assert any(isinstance(n.op, type(only_then.owner.op)) for n in node.op.then_graph.nodes)
+    assert not any(isinstance(n.op, type(only_then.owner.op)) for n in node.op.else_graph.nodes)
+    compare_with_perform(g, [np.bool_(taken), random_array(rng, (3,), "float64")])
+
+
+def test_ifelse_condition_ancestors_stay_outside(rng):
+    s, x = hg.scalar("s", "float32"), hg.tensor("x", (3,), "float32")
+    doubled = s * 2
+    cond = doubled > 1
+    g = hg.Graph([s, x], hg.ifelse(cond, lambda: x + doubled, lambda: hg.astype(cond, "float32") + x))
+    (node,) = _ifelse_nodes(g)
+    assert _is_input(doubled, node) and _is_input(cond, node)
+    for sv in (0.0, 3.0):
+        compare_with_perform(g, [np.asarray(sv, np.float32), random_array(rng, (3,), "float32")])
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_ifelse_untaken_branch_is_not_performed(taken, rng):
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (3,), "float32")
+    fragile = Fragile()
+    g = hg.Graph([c, x], hg.ifelse(c, lambda: x + 1, lambda: fragile(x) * 2))
+    xv = random_array(rng, (3,), "float32")
+    if taken:
+        compare_with_perform(g, [np.bool_(True), xv])
+    else:
+        with pytest.raises(RuntimeError, match="Fragile.perform ran"):
+            hg.evaluate(g, np.bool_(False), xv)
+        # the compiled graph runs the same branch
+        np.testing.assert_array_equal(hg.compile(g)(np.bool_(False), xv), xv * 2)
+
+
+@pytest.mark.parametrize("xv", [-4.0, 0.0, 9.0])
+def test_ifelse_guards_nan(xv):
+    x = hg.scalar("x", "float64")
+    g = hg.Graph([x], hg.ifelse(x >= 0, lambda: hg.sqrt(x), 0.0))
+    actual, expected = compare_with_perform(g, [np.asarray(xv)])
+    assert not np.isnan(actual) and not np.isnan(expected)
+
+
+@pytest.mark.parametrize("cond_dtype, value", [("int32", 0), ("int32", -7), ("float32", 0.0),
+                                               ("float32", np.nan), ("complex64", 1j)], ids=str)
+def test_ifelse_numeric_condition_is_nonzero_test(cond_dtype, value, rng):
+    c, x = hg.scalar("c", cond_dtype), hg.tensor("x", (2,), "int64")
+    g = hg.Graph([c, x], hg.ifelse(c, x + 1, x - 1))
+    xv = random_array(rng, (2,), "int64")
+    _, expected = compare_with_perform(g, [np.asarray(value, cond_dtype), xv])
+    np.testing.assert_array_equal(expected, xv + 1 if value != 0 else xv - 1)
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_ifelse_branches_are_inputs_and_constants(taken, rng):
+    c, x, y = hg.scalar("c", "bool"), hg.tensor("x", (3,), "float32"), hg.tensor("y", (3,), "float32")
+    outs = hg.ifelse(c, [x, y, np.arange(3, dtype=np.float32)], [y, x, x])
+    g = hg.Graph([c, x, y], outs)
+    compare_with_perform(g, [np.bool_(taken), random_array(rng, (3,), "float32"),
+                             random_array(rng, (3,), "float32")])
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_ifelse_unknown_dims_specialize(n, rng):
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (None, 2), "float32")
+    out = hg.ifelse(c, lambda: hg.exp(x), lambda: x * x)
+    assert out.shape == (None, 2)
+    g = hg.Graph([c, x], out)
+    xv = random_array(rng, (n, 2), "float32")
+    for taken in (True, False):
+        compare_with_perform(g, [np.bool_(taken), xv])
+    lowered = hg.compile(g).lower(np.bool_(True), xv)
+    (node,) = _ifelse_nodes(lowered.graph)
+    assert node.outputs[0].type == TensorType("float32", (n, 2))
+    for inner in node.op.branches:
+        assert inner.input_types == [TensorType("float32", (n, 2))]
+        assert inner.output_types == [TensorType("float32", (n, 2))]
+
+
+def test_ifelse_unknown_dim_joins_with_static(rng):
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (None,), "float32")
+    out = hg.ifelse(c, x, np.zeros(3, np.float32))
+    assert out.shape == (None,)
+    g = hg.Graph([c, x], out)
+    compare_with_perform(g, [np.bool_(False), random_array(rng, (3,), "float32")])
+    with pytest.raises(ValueError, match=r"output 0 has different shapes in the branches: "
+                                         r"float32\[4\], float32\[3\]"):
+        hg.compile(g)(np.bool_(True), np.ones(4, np.float32))
+
+
+def test_ifelse_clone_respecializes_inner_graphs():
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (None,), "float32")
+    g = hg.Graph([c, x], hg.ifelse(c, lambda: hg.exp(x), x))
+    g2 = g.clone([TensorType("bool", ()), TensorType("float32", (5,))])
+    (old,), (new,) = _ifelse_nodes(g), _ifelse_nodes(g2)
+    assert new.op is not old.op and new.op != old.op
+    assert [gr.input_types for gr in new.op.branches] == [[TensorType("float32", (5,))]] * 2
+    assert g2.outputs[0].type == TensorType("float32", (5,))
+    assert g.outputs[0].type == TensorType("float32", (None,))
+
+
+def test_ifelse_str_is_short():
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (3,), "float32")
+    g = hg.Graph([c, x], hg.ifelse(c, [x, x + 1], [x * 2, x]))
+    assert "IfElse{n_outs=2}(c, " in str(g)
+
+
+# --- switch --------------------------------------------------------------------------
+@pytest.mark.parametrize("index", [-3, 0, 1, 2, 7])
+@pytest.mark.parametrize("index_dtype", ["int32", "int8", "int64"])
+def test_switch_clamps_index(index, index_dtype, rng):
+    i, x = hg.scalar("i", index_dtype), hg.tensor("x", (2, 3), "float32")
+    g = hg.Graph([i, x], hg.switch(i, [lambda: x + 1, lambda: hg.exp(x), x]))
+    xv = random_array(rng, (2, 3), "float32")
+    _, expected = compare_with_perform(g, [np.asarray(index, index_dtype), xv])
+    branch = min(max(index, 0), 2)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(expected, [xv + 1, np.exp(xv), xv][branch])
+
+
+@pytest.mark.parametrize("index", [0, 1, 2**32 + 1, 2**64 - 1])
+def test_switch_wide_unsigned_index_does_not_wrap(index, rng):
+    i, x = hg.scalar("i", "uint64"), hg.tensor("x", (3,), "int32")
+    g = hg.Graph([i, x], hg.switch(i, [x, -x]))
+    xv = random_array(rng, (3,), "int32")
+    _, expected = compare_with_perform(g, [np.uint64(index), xv])
+    np.testing.assert_array_equal(expected, xv if index == 0 else -xv)
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_switch_multiple_outputs_and_promotion(index, rng):
+    i, x = hg.scalar("i", "int32"), hg.tensor("x", (4,), "float32")
+    n = hg.tensor("n", (), "int64")
+    outs = hg.switch(i, [lambda: (x, n), lambda: (x * 2, n + 1), (np.zeros(4, np.float64), 3)])
+    assert [o.dtype for o in outs] == [np.float64, np.int64]
+    g = hg.Graph([i, x, n], outs)
+    compare_with_perform(g, [np.int32(index), random_array(rng, (4,), "float32"), np.int64(5)])
+
+
+def test_switch_single_branch(rng):
+    i, x = hg.scalar("i", "int32"), hg.tensor("x", (0, 2), "float32")
+    g = hg.Graph([i, x], hg.switch(i, [lambda: hg.exp(x)]))
+    compare_with_perform(g, [np.int32(3), random_array(rng, (0, 2), "float32")])
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_switch_untaken_branches_are_not_performed(index, rng):
+    i, x = hg.scalar("i", "int32"), hg.tensor("x", (3,), "float32")
+    fragile = Fragile()
+    g = hg.Graph([i, x], hg.switch(i, [lambda: fragile(x), x, lambda: fragile(x) + 1]))
+    xv = random_array(rng, (3,), "float32")
+    if index == 1:
+        compare_with_perform(g, [np.int32(index), xv])
+    else:
+        with pytest.raises(RuntimeError, match="Fragile.perform ran"):
+            hg.evaluate(g, np.int32(index), xv)
+
+
+def test_switch_inside_ifelse(rng):
+    c, i, x = hg.scalar("c", "bool"), hg.scalar("i", "int32"), hg.tensor("x", (3,), "float32")
+    g = hg.Graph([c, i, x], hg.ifelse(c, lambda: hg.switch(i, [x, hg.sin(x)]), lambda: -x))
+    for cv, iv in [(True, 0), (True, 1), (False, 1)]:
+        compare_with_perform(g, [np.bool_(cv), np.int32(iv), random_array(rng, (3,), "float32")])
+
+
+def test_switch_str():
+    i, x = hg.scalar("i", "int32"), hg.tensor("x", (3,), "float32")
+    out = hg.switch(i, [x, x * 2, x * 3])
+    assert str(out.owner.op) == "Switch{n_branches=3, n_outs=1}"
+    assert isinstance(out.owner.op, Switch)
+
+
+# --- errors ----------------------------------------------------------------------------
+def test_ifelse_rejects_branch_count_mismatch():
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (3,))
+    with pytest.raises(TypeError, match=r"ifelse: branches must have the same number of outputs, got 2, 3"):
+        hg.ifelse(c, [x, x], [x, x, x])
+    with pytest.raises(TypeError, match=r"ifelse: every branch must give a single value or every "
+                                        r"branch a sequence; got a sequence, a single value"):
+        hg.ifelse(c, [x], x)
+    with pytest.raises(ValueError, match=r"ifelse: branch 1 has no outputs"):
+        hg.ifelse(c, lambda: [x], lambda: [])
+
+
+def test_ifelse_rejects_rank_and_shape_mismatch():
+    c = hg.scalar("c", "bool")
+    with pytest.raises(TypeError, match=r"ifelse: output 0 has different ranks in the branches: "
+                                        r"float32\[3\], float32\[3,1\]"):
+        hg.ifelse(c, hg.tensor("x", (3,)), hg.tensor("y", (3, 1)))
+    with pytest.raises(ValueError, match=r"ifelse: output 1 has different shapes in the branches: "
+                                         r"float32\[3\], float32\[4\]"):
+        hg.ifelse(c, [c, hg.tensor("x", (3,))], [c, hg.tensor("y", (4,))])
+
+
+def test_ifelse_rejects_bad_condition():
+    x = hg.tensor("x", (3,))
+    with pytest.raises(ValueError, match=r"ifelse: cond must be a scalar \(0-d\), got bool\[3\]"):
+        hg.ifelse(x > 0, x, x)
+
+
+def test_ifelse_make_node_checks():
+    c, x = hg.scalar("c", "bool"), hg.tensor("x", (3,))
+    op = hg.ifelse(c, x, x + 1).owner.op
+    with pytest.raises(TypeError, match=r"IfElse\{n_outs=1\}: the condition must be bool"):
+        op.make_node(hg.scalar("k", "int32"), x)
+    with pytest.raises(TypeError, match=r"IfElse\{n_outs=1\}: expected 1 free variables, got 2"):
+        op.make_node(c, x, x)
+    with pytest.raises(TypeError, match=r"free variable 0 \(x\) must be float32\[rank 1\], got int32\[3\]"):
+        op.make_node(c, hg.tensor("n", (3,), "int32"))
+
+
+def test_switch_rejects_bad_index_and_branches():
+    x = hg.tensor("x", (3,))
+    with pytest.raises(TypeError, match=r"switch: index must be an integer scalar, got float32\[\]"):
+        hg.switch(hg.scalar("f"), [x, x])
+    with pytest.raises(ValueError, match=r"switch: index must be a scalar \(0-d\), got int32\[2\]"):
+        hg.switch(hg.tensor("i", (2,), "int32"), [x, x])
+    with pytest.raises(ValueError, match=r"switch: needs at least one branch"):
+        hg.switch(hg.scalar("i", "int32"), [])
+    with pytest.raises(TypeError, match=r"switch: branches must be a list of branches"):
+        hg.switch(hg.scalar("i", "int32"), x)
+    with pytest.raises(TypeError, match=r"switch: branches must have the same number of outputs, got 1, 1, 2"):
+        hg.switch(hg.scalar("i", "int32"), [[x], [x], [x, x]])
