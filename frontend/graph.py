@@ -383,3 +383,43 @@ class Graph:
 def as_variables(values: Iterable[Any]) -> list[Variable]:
     from .ops.basic import as_variable
     return [as_variable(v) for v in values]
+
+
+def subgraph(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> Graph:
+    """A Graph computing ``outputs`` from ``inputs``, which may be any Variables
+    (outputs of other nodes too): each becomes a fresh input Variable of the same
+    type, and the nodes between are copied (Ops and traces shared)."""
+    memo: dict[int, Variable] = {}
+    new_inputs = []
+    for v in inputs:
+        nv = Variable(v.type, name=v.name)
+        memo[id(v)] = nv
+        new_inputs.append(nv)
+    order: list[Apply] = []
+    seen: set[int] = set()
+
+    def visit(v: Variable) -> None:  # iterative DFS over the ancestors not cut by ``inputs``
+        stack = [(v.owner, 0)] if v.owner is not None and id(v) not in memo else []
+        while stack:
+            node, i = stack.pop()
+            if id(node) in seen and i == 0:
+                continue
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                p = node.inputs[i]
+                if p.owner is not None and id(p) not in memo and id(p.owner) not in seen:
+                    stack.append((p.owner, 0))
+            else:
+                seen.add(id(node))
+                order.append(node)
+
+    for v in outputs:
+        visit(v)
+    for node in order:
+        new = Apply.__new__(Apply)
+        new.op, new.trace = node.op, node.trace
+        new.inputs = [memo.get(id(v), v) for v in node.inputs]
+        new.outputs = [Variable(o.type, new, o.index, o.name) for o in node.outputs]
+        for o, no in zip(node.outputs, new.outputs):
+            memo[id(o)] = no
+    return Graph(new_inputs, [memo.get(id(v), v) for v in outputs])

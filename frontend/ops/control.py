@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..evaluate import evaluate
-from ..graph import Apply, Constant, Graph, Op, Variable
+from ..graph import Apply, Constant, Graph, Op, Variable, subgraph
 from ..types import TensorType, is_integer
 from .basic import as_variable, result_type
 
@@ -232,20 +232,6 @@ def _branch_nodes(outputs: Sequence[Variable], is_free: Callable[[Variable], boo
     return order
 
 
-def _inner_graph(outputs: Sequence[Variable], nodes: Sequence[Apply],
-                 free: Sequence[Variable]) -> Graph:
-    """A copy of ``nodes`` whose reads of ``free`` go to fresh input Variables."""
-    inputs = [Variable(v.type, name=v.name) for v in free]
-    memo: dict[int, Variable] = {id(v): p for v, p in zip(free, inputs)}
-    for node in nodes:
-        new = Apply(node.op, [memo.get(id(v), v) for v in node.inputs], [o.type for o in node.outputs])
-        new.trace = node.trace
-        for o, no in zip(node.outputs, new.outputs):
-            no.name = o.name
-            memo[id(o)] = no
-    return Graph(inputs, [memo.get(id(v), v) for v in outputs])
-
-
 def _branch_outputs(name: str, branch: Any, which: str) -> tuple[list[Any], bool]:
     """(outputs, is_sequence) of a branch given as a value, a sequence or a callable."""
     if callable(branch) and not isinstance(branch, Variable):
@@ -293,8 +279,9 @@ def _build(name: str, op_factory: Callable[[list[Graph]], Conditional], selector
 
     free: list[Variable] = []
     free_ids: set[int] = set()
-    nodes = [_branch_nodes(o, is_free, free, free_ids) for o in outs]
-    graphs = [_inner_graph(o, n, free) for o, n in zip(outs, nodes)]
+    for o in outs:
+        _branch_nodes(o, is_free, free, free_ids)
+    graphs = [subgraph(free, o) for o in outs]
     _join_types(name, graphs)
     node = op_factory(graphs).make_node(selector, *free)
     return node.outputs if seqs[0] else node.outputs[0]
