@@ -15,7 +15,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .types import TensorType, as_dtype
+from .types import TensorType, as_dtype, dtype_name
 
 __all__ = ["Variable", "Constant", "Apply", "Op", "Graph", "GraphError"]
 
@@ -237,9 +237,15 @@ class Op:
         name = type(self).__name__
         if not self.__props__:
             return name
-        return name + "{" + ", ".join(f"{p}={getattr(self, p)!r}" for p in self.__props__) + "}"
+        return name + "{" + ", ".join(f"{p}={_prop_str(getattr(self, p))}" for p in self.__props__) + "}"
 
     __repr__ = __str__
+
+
+def _prop_str(value: Any) -> str:
+    if isinstance(value, np.dtype):
+        return dtype_name(value)
+    return repr(value)
 
 
 def _ancestors_toposort(outputs: Sequence[Variable]) -> list[Apply]:

@@ -213,9 +213,6 @@ class Cast(Op):
     def __init__(self, dtype: Any):
         self.dtype = as_dtype(dtype)
 
-    def __str__(self) -> str:
-        return f"Cast{{dtype={dtype_name(self.dtype)}}}"
-
     def make_node(self, x) -> Apply:
         x = as_variable(x)
         return Apply(self, [x], [TensorType(self.dtype, x.shape)])
