@@ -3,14 +3,12 @@ topological order, each lowered by its registered rule."""
 
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 from ..frontend.graph import Apply, Constant, Graph, Variable
-from ..frontend.types import TensorType
 from . import emit
 from .context import LoweringContext, ModuleContext
-from .mlir import func, hlo, ir, make_context, tensor_type
+from .mlir import func, ir, make_context, tensor_type
 from .registry import get_rule
 
 __all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError"]

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..graph import Constant, Variable
-from ..types import DTYPES, TensorType, as_dtype, is_complex, is_float
+from ..types import DTYPES, TensorType, as_dtype, is_float
 
 __all__ = ["tensor", "scalar", "constant", "as_variable"]
 

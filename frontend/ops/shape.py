@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..graph import Apply, Op, Variable
-from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex
+from ..types import DTYPES, TensorType, as_dtype, is_complex
 from .basic import as_variable, normalize_axes, normalize_axis, promote
 
 __all__ = [

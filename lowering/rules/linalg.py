@@ -35,7 +35,7 @@ class DotPlan:
 
 
 def plan_dot(op: DotGeneral, a_shape: Sequence[int], b_shape: Sequence[int]) -> DotPlan:
-    (ca, cb), (ba, bb) = op.contracting, op.batch
+    ba, bb = op.batch
     nb = max(len(ba), len(bb))
     pairs: list[tuple[int, int, int]] = []
     own: tuple[dict[int, int], dict[int, int]] = ({}, {})

@@ -10,7 +10,7 @@ import numpy as np
 from ...frontend.ops import reduction as rd
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
-from ..emit import (compare, constant, convert, is_nan, ordered_compare, real_dtype,
+from ..emit import (compare, constant, convert, is_nan, ordered_compare,
                     reduce_region, scalar_type)
 from ..mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
