@@ -6,7 +6,7 @@ from typing import Callable
 
 from ..frontend.graph import Op
 
-__all__ = ["register", "get_rule", "has_rule", "registered_ops"]
+__all__ = ["register", "get_rule", "has_rule", "lookup", "registered_ops"]
 
 _RULES: dict[type, Callable] = {}
 
@@ -27,7 +27,8 @@ def register(op_class: type[Op]):
     return decorator
 
 
-def _lookup(op_class: type) -> Callable | None:
+def lookup(op_class: type) -> Callable | None:
+    """The rule registered for ``op_class`` or its nearest base class, or None."""
     for cls in op_class.__mro__:
         rule = _RULES.get(cls)
         if rule is not None:
@@ -36,11 +37,11 @@ def _lookup(op_class: type) -> Callable | None:
 
 
 def has_rule(op: Op) -> bool:
-    return _lookup(type(op)) is not None
+    return lookup(type(op)) is not None
 
 
 def get_rule(op: Op) -> Callable:
-    rule = _lookup(type(op))
+    rule = lookup(type(op))
     if rule is None:
         props = ", ".join(f"{k}={v!r}" for k, v in op.props_dict().items()) or "no props"
         name = type(op).__name__
