@@ -1,0 +1,153 @@
+"""Host segments: the ops of one segment compiled together into one Numba
+function (not one call per op), or run through ``perform`` when some op has no
+Numba implementation."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...frontend.graph import Apply, Constant, Variable
+from .registry import get_impl
+
+__all__ = ["HostSegment", "HostCompileError", "compile_segment"]
+
+
+class HostCompileError(RuntimeError):
+    """A host implementation that Numba cannot compile; names the op and the reason."""
+
+
+_warned: set[type] = set()
+_warn_lock = threading.Lock()
+
+
+def _warn_python_fallback(node: Apply) -> None:
+    cls = type(node.op)
+    with _warn_lock:
+        if cls in _warned:
+            return
+        _warned.add(cls)
+    warnings.warn(
+        f"{cls.__name__} has neither a lowering rule nor a host implementation; it runs "
+        f"its Python perform on the host (register one with hlograph.lowering.register or "
+        f"hlograph.host.register)",
+        RuntimeWarning, stacklevel=4,
+    )
+
+
+def _numba():
+    import numba
+    return numba
+
+
+class HostSegment:
+    """Runs ``nodes`` on the host: ``segment(*input_values) -> output values``."""
+
+    def __init__(self, nodes: Sequence[Apply], inputs: Sequence[Variable], outputs: Sequence[Variable]):
+        self.nodes = list(nodes)
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.impls = [get_impl(n.op) for n in self.nodes]
+        self.python = any(i is None for i in self.impls)
+        self._fn = None
+        self._lock = threading.Lock()
+
+    @property
+    def mode(self) -> str:
+        return "python" if self.python else "numba"
+
+    def _build(self):
+        if self.python:
+            numba = _numba()
+            self._jitted = []
+            for n, impl in zip(self.nodes, self.impls):
+                if impl is None:
+                    _warn_python_fallback(n)
+                self._jitted.append(None if impl is None else numba.njit(impl(n.op, n)))
+            return self._run_python
+        return self._compile_numba()
+
+    def _compile_numba(self):
+        numba = _numba()
+        names: dict[int, str] = {}
+        globs: dict[str, Any] = {}
+        for i, v in enumerate(self.inputs):
+            names[id(v)] = f"a{i}"
+        lines = []
+        for k, (node, impl) in enumerate(zip(self.nodes, self.impls)):
+            fname = f"{type(node.op).__name__}_{k}"
+            try:
+                globs[fname] = numba.njit(impl(node.op, node))
+            except Exception as e:  # noqa: BLE001 - report any failure against the op
+                raise HostCompileError(f"host implementation of {node.op} failed: {e}") from e
+            args = []
+            for v in node.inputs:
+                if isinstance(v, Constant):
+                    cname = f"c{len(globs)}"
+                    globs[cname] = v.data
+                    names[id(v)] = cname
+                args.append(names[id(v)])
+            outs = [f"v{k}_{j}" for j in range(len(node.outputs))]
+            for o, n in zip(node.outputs, outs):
+                names[id(o)] = n
+            target = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ",)"
+            lines.append(f"    {target} = {fname}({', '.join(args)})")
+        params = ", ".join(f"a{i}" for i in range(len(self.inputs)))
+        rets = ", ".join(names[id(v)] for v in self.outputs)
+        src = f"def host_segment({params}):\n" + "\n".join(lines) + f"\n    return ({rets},)\n"
+        exec(compile(src, "<hlograph host segment>", "exec"), globs)
+        self.source = src
+        jitted = numba.njit(globs["host_segment"])
+        nodes = self.nodes
+
+        def run(*values):
+            try:
+                return jitted(*values)
+            except numba.core.errors.TypingError as e:
+                # find the op Numba cannot type, to name it
+                first = str(e).strip().splitlines()[0]
+                ops = ", ".join(str(n.op) for n in nodes)
+                raise HostCompileError(
+                    f"Numba cannot compile the host segment ({ops}): {first}"
+                ) from None
+
+        return run
+
+    def _run_python(self, *values):
+        env = {id(v): val for v, val in zip(self.inputs, values)}
+        for node, fn in zip(self.nodes, self._jitted):
+            args = [v.data if isinstance(v, Constant) else env[id(v)] for v in node.inputs]
+            if fn is not None:
+                outs = fn(*args)
+                outs = outs if len(node.outputs) > 1 else (outs,)
+            else:
+                outs = node.op.perform(node, args)
+            for o, val in zip(node.outputs, outs):
+                env[id(o)] = val
+        return tuple(env[id(v)] for v in self.outputs)
+
+    def __call__(self, *values: Any) -> list[np.ndarray]:
+        if self._fn is None:
+            with self._lock:
+                if self._fn is None:
+                    self._fn = self._build()
+        results = self._fn(*(np.asarray(v) for v in values))
+        out = []
+        for var, val in zip(self.outputs, results):
+            arr = np.asarray(val)
+            if arr.dtype != var.dtype:
+                arr = arr.astype(var.dtype)
+            if len(arr.shape) != var.ndim or any(s is not None and s != d for s, d in zip(var.shape, arr.shape)):
+                raise RuntimeError(
+                    f"host implementation of {var.owner.op} returned shape {arr.shape} "
+                    f"for an output of type {var.type}"
+                )
+            out.append(arr)
+        return out
+
+
+def compile_segment(nodes, inputs, outputs) -> HostSegment:
+    return HostSegment(nodes, inputs, outputs)

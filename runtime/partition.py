@@ -1,0 +1,82 @@
+"""Splitting a graph into device segments (ops with a lowering rule, one
+StableHLO module each) and host segments (ops that only run on the host).
+
+Each node gets the earliest segment its inputs allow: device segments have
+even indices, host segments odd ones, so a node joins the segment of a
+same-kind producer and starts a later one after an other-kind producer.
+Segments are maximal under that rule and run in index order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..frontend.graph import Apply, Constant, Graph, Variable
+from ..lowering.registry import has_rule
+from .host.registry import has_impl
+
+__all__ = ["Segment", "partition", "placement"]
+
+DEVICE, HOST = "device", "host"
+
+
+@dataclass
+class Segment:
+    kind: str  # "device" or "host"
+    nodes: list[Apply] = field(default_factory=list)
+    #: values read from graph inputs or earlier segments (Constants excluded)
+    inputs: list[Variable] = field(default_factory=list)
+    #: values later segments or the graph outputs need
+    outputs: list[Variable] = field(default_factory=list)
+
+
+def placement(node: Apply) -> tuple[str, str]:
+    """Where ``node`` runs and why."""
+    op = node.op
+    name = type(op).__name__
+    if has_rule(op) and not op.host_only:
+        return DEVICE, f"{name}: StableHLO lowering"
+    reason = getattr(op, "host_reason", None) or (
+        "output shape depends on values" if op.host_only else "no lowering rule")
+    if has_impl(op):
+        return HOST, f"{name}: {reason} (Numba)"
+    return HOST, f"{name}: {reason}; no Numba implementation, runs its Python perform"
+
+
+def partition(graph: Graph) -> list[Segment]:
+    seg_of: dict[int, int] = {}  # id(Variable) -> segment index
+    by_index: dict[int, Segment] = {}
+    for node in graph.nodes:
+        kind, _ = placement(node)
+        parity = 0 if kind == DEVICE else 1
+        need = 0
+        for v in node.inputs:
+            p = seg_of.get(id(v))
+            if p is not None:
+                need = max(need, p if p % 2 == parity else p + 1)
+        idx = need if need % 2 == parity else need + 1
+        seg = by_index.setdefault(idx, Segment(kind))
+        seg.nodes.append(node)
+        for o in node.outputs:
+            seg_of[id(o)] = idx
+    segments = [by_index[i] for i in sorted(by_index)]
+
+    # boundary values: what each segment reads from outside and must hand on
+    needed_later: set[int] = {id(v) for v in graph.outputs}
+    for seg in reversed(segments):
+        produced = {id(o) for n in seg.nodes for o in n.outputs}
+        seg.outputs = _unique(o for n in seg.nodes for o in n.outputs if id(o) in needed_later)
+        seg.inputs = _unique(v for n in seg.nodes for v in n.inputs
+                             if id(v) not in produced and not isinstance(v, Constant))
+        needed_later |= {id(v) for v in seg.inputs}
+    return segments
+
+
+def _unique(vs) -> list[Variable]:
+    seen: set[int] = set()
+    out = []
+    for v in vs:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
