@@ -1,7 +1,6 @@
 # lit configuration of hlograph's FileCheck suite: ops/ (graph -> IR),
 # passes/ (.mlir through hlograph-opt), runtime/ (.mlir through hlograph-run).
 import os
-import shutil
 import sys
 
 import lit.formats
@@ -18,7 +17,4 @@ config.environment["PATH"] = os.pathsep.join([bindir, config.environment.get("PA
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 config.environment["JAX_PLATFORMS"] = "cpu"
 config.substitutions.append(("%PYTHON", sys.executable))
-for tool in ("hlograph-opt", "hlograph-run", "hlograph"):
-    path = shutil.which(tool, path=bindir)
-    if path:
-        config.substitutions.append((tool, path))
+# hlograph, hlograph-opt, hlograph-run and filecheck are found on PATH (the venv's bin first)

@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Sequence
+
+import numpy as np
 
 from ..frontend.graph import Graph
 from ..frontend.types import TensorType
 from ..runtime import pjrt
-from ..runtime.args import check_arguments, signature_of, spec_type
+from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from .lower import lower_graph
-from .mlir import ir, module_to_bytecode
+from .mlir import ir, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
@@ -29,6 +32,37 @@ def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = "cpu")
     return Function(graph, pipeline, platform)
 
 
+def _dispatching_call(self, *args: Any, output: str = "numpy"):
+    """Runs the compiled code on ``args`` (NumPy arrays, jax arrays, Python
+    scalars for 0-d inputs); returns NumPy arrays, or jax arrays with
+    ``output="device"``: one array for a graph built with a single output
+    Variable, else a tuple. On the CPU the NumPy arrays are read-only views of
+    the result buffers (no copy); ``np.array(out)`` makes a writable copy.
+
+    Raises:
+        TypeError: wrong number of arguments, or an argument of the wrong dtype.
+        ValueError: an argument of the wrong shape, or an unknown ``output``.
+    """
+    # The C++ dispatcher runs with 64-bit types enabled for this thread only:
+    # with jax's default (x64 off) it would narrow float64 NumPy arguments.
+    if output == "numpy":
+        prev = swap_x64_local(True)
+        try:
+            out = self._dispatch(*args)
+        finally:
+            set_x64_local(prev)
+        if self._single:
+            return np.asarray(out)
+        return tuple([np.asarray(o) for o in out])
+    if output != "device":
+        raise ValueError(f"output must be 'numpy' or 'device', got {output!r}")
+    prev = swap_x64_local(True)
+    try:
+        return self._dispatch(*args)
+    finally:
+        set_x64_local(prev)
+
+
 class Function:
     """A graph bound to a pipeline and a platform. Calling it lowers, compiles
     and runs, caching the compiled code per argument signature (dtype + shape)."""
@@ -39,6 +73,18 @@ class Function:
         self.platform = platform
         self._cache: dict[tuple, Compiled] = {}
         self._lock = threading.Lock()
+        self._single = graph.single_output
+        # Calls go through a C++ dispatcher keyed by the call signature; a
+        # signature it has not seen comes back here, to the Compiled for it.
+        ref = weakref.ref(self)
+
+        def cache_miss(*args):
+            return ref()._compiled_for(args)._cache_miss(*args)
+
+        def python_call(*args):
+            return ref()._compiled_for(args)._python_call(*args)
+
+        self._dispatch = make_dispatcher("hlograph.Function", python_call, cache_miss)
 
     def _specialize(self, specs: Sequence[Any]) -> Graph:
         g = self.graph
@@ -65,16 +111,20 @@ class Function:
         run(module, self.pipeline)
         return Lowered(graph, module, self.platform)
 
-    def __call__(self, *args: Any):
+    __call__ = _dispatching_call
+
+    def _compiled_for(self, args: Sequence[Any]) -> "Compiled":
+        """The Compiled for the signature of ``args`` (lowered and compiled on first use)."""
         key = signature_of(args)
         compiled = self._cache.get(key)
         if compiled is None:
+            check_count(self.graph.inputs, args)
             with self._lock:
                 compiled = self._cache.get(key)
                 if compiled is None:
                     compiled = self.lower(*args).compile()
                     self._cache[key] = compiled
-        return compiled(*args)
+        return compiled
 
     def __repr__(self) -> str:
         return f"<Function {self.graph!r} pipeline={self.pipeline!r} platform={self.platform!r}>"
@@ -111,16 +161,24 @@ class Compiled:
     def __init__(self, graph: Graph, executable: pjrt.Executable):
         self.graph = graph
         self.executable = executable
-        self._single = graph.single_output
+        self._single = single = graph.single_output
+        check = ArgumentChecker(graph.inputs)
+        run = executable.run
 
-    def __call__(self, *args: Any, output: str = "numpy"):
-        values = check_arguments(self.graph.inputs, args)
-        results = self.executable.run(values)
-        if output == "numpy":
-            results = pjrt.to_numpy(results)
-        elif output != "device":
-            raise ValueError(f"output must be 'numpy' or 'device', got {output!r}")
-        return results[0] if self._single else tuple(results)
+        def python_call(*args):
+            outs = run(check(args))
+            return outs[0] if single else tuple(outs)
+
+        def cache_miss(*args):
+            outs = run(check(args))
+            fast = executable.fastpath_data(args, single, check.scalar)
+            return (outs[0] if single else tuple(outs)), fast, False
+
+        self._python_call = python_call
+        self._cache_miss = cache_miss
+        self._dispatch = make_dispatcher("hlograph.Compiled", python_call, cache_miss)
+
+    __call__ = _dispatching_call
 
     @property
     def input_types(self) -> list[TensorType]:

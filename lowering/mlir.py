@@ -14,14 +14,22 @@ from jax.extend.mlir import ir, passmanager  # noqa: F401
 from jax.extend.mlir.dialects import chlo, func  # noqa: F401
 from jax.extend.mlir.dialects import stablehlo as hlo  # noqa: F401
 from jax.interpreters import mlir as _jax_mlir
+from jax._src import config as _jax_config
+from jax._src import core as _jax_core
+from jax._src import tree_util as _jax_tree_util
+from jax._src.interpreters import pxla as _pxla
+from jax._src.lib import _jax
 from jax._src.lib import xla_client as _xc
+from jax.sharding import SingleDeviceSharding
 
 from ..frontend.types import DTYPES, TensorType
 
 __all__ = [
     "ir", "hlo", "chlo", "func", "passmanager", "make_context", "element_type",
     "tensor_type", "dense_attr", "i64_array", "module_to_bytecode", "jax", "xc",
-    "JaxRuntimeError", "JAX_VERSION",
+    "JaxRuntimeError", "JAX_VERSION", "get_backend", "compile_options", "compile_and_load",
+    "device_putter", "DeviceArray", "swap_x64_local", "set_x64_local", "make_dispatcher",
+    "fastpath_data", "HostConversion", "execute", "array_device",
 ]
 
 xc = _xc
@@ -95,10 +103,7 @@ def compile_and_load(client, bytecode: bytes, devices, options):
 def device_putter(dtype: np.dtype, shape: tuple[int, ...], device):
     """A fast host-to-device transfer for arrays of one dtype and shape (no dtype
     canonicalization: 64-bit values stay 64-bit, unlike ``jax.device_put``)."""
-    from jax._src import core
-    from jax.sharding import SingleDeviceSharding
-
-    aval = core.ShapedArray(shape, dtype)
+    aval = _jax_core.ShapedArray(shape, dtype)
     sharding = SingleDeviceSharding(device)
     devices = [device]
     put = xc.batched_device_put
@@ -107,3 +112,149 @@ def device_putter(dtype: np.dtype, shape: tuple[int, ...], device):
         return put(aval, sharding, [value], devices, True, enable_x64=True)
 
     return device_put
+
+
+# --- Running StableHLO modules from outside hlograph (runtime/load.py, runtime/validate.py) ---
+
+def eval_module(module: ir.Module, args: list[ir.Attribute]) -> list[ir.Attribute]:
+    """Runs ``@main`` of ``module`` in StableHLO's reference interpreter; arguments and
+    results are DenseElementsAttrs."""
+    return hlo.eval_module(module, args)
+
+
+def legalize_chlo(module: ir.Module) -> None:
+    """Rewrites the CHLO ops of ``module`` into StableHLO, in place
+    (``chlo-legalize-to-stablehlo``; the reference interpreter runs no CHLO)."""
+    hlo.register_stablehlo_passes()  # idempotent
+    with module.context:
+        pm = passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))")
+        pm.run(module.operation)
+
+
+def deserialize_portable_artifact(data: bytes, context: ir.Context) -> ir.Module:
+    """Reads a versioned StableHLO artifact (VHLO bytecode) into ``context``."""
+    return hlo.deserialize_portable_artifact(context, data)
+
+
+def serialize_portable_artifact(module: ir.Module, target: str | None = None) -> bytes:
+    """Writes ``module`` as a versioned StableHLO artifact (VHLO bytecode); ``module``
+    is left as it was (the binding converts its argument to VHLO in place)."""
+    with module.context:
+        copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True, binary=True))
+    return hlo.serialize_portable_artifact(copy, target or hlo.get_current_version())
+
+
+# MLIR's pattern rewrite API (used by hlograph.passes.patterns). jaxlib 0.10.2
+# exposes it only under this private module, so it is imported here alone.
+from jaxlib.mlir._mlir_libs._mlir.rewrite import (  # noqa: E402,F401
+    GreedyRewriteConfig,
+    GreedyRewriteStrictness,
+    PatternRewriter,
+    RewritePatternSet,
+    apply_patterns_and_fold_greedily,
+    walk_and_apply_patterns,
+)
+
+__all__ += [
+    "GreedyRewriteConfig", "GreedyRewriteStrictness", "PatternRewriter", "RewritePatternSet",
+    "apply_patterns_and_fold_greedily", "walk_and_apply_patterns",
+]
+
+
+# --- runtime: the per-call path ------------------------------------------------
+#
+# A call runs through jaxlib's C++ jit entry point (``PjitFunction``, the object
+# behind ``jax.jit``): it computes the call signature (dtype, shape, weak type,
+# sharding of every argument), looks it up in its own cache and, on a hit,
+# transfers NumPy arguments, executes and wraps the results without running any
+# Python. On a miss it calls back into Python (``cache_miss``), which checks and
+# runs the call and returns the data the C++ side caches for that signature
+# (``MeshExecutableFastpathData``), or None to keep that signature on the Python
+# path.
+#
+# With jax's default ``jax_enable_x64=False`` the C++ signature of a float64
+# NumPy array is float32 and the transfer narrows it. hlograph keeps 64-bit
+# types exact, so callers run the dispatcher with x64 enabled for the current
+# thread only (``swap_x64_local(True)`` ... ``set_x64_local(prev)``); jax's
+# global setting and other threads are untouched.
+
+#: jax's array type: arguments of this type go to the executable without a copy
+DeviceArray = _xc.ArrayImpl
+
+_x64_state = _jax_config.enable_x64
+#: ``prev = swap_x64_local(True)``: enables 64-bit types for this thread only
+swap_x64_local = _x64_state.swap_local
+#: ``set_x64_local(prev)``: restores this thread's previous setting
+set_x64_local = _x64_state.set_local
+
+#: the LRU list shared by every hlograph dispatcher (entries: one per call signature)
+_DISPATCH_CACHE = _jax.PjitFunctionCache(capacity=4096)
+
+
+def make_dispatcher(name: str, python_call, cache_miss):
+    """jaxlib's C++ dispatcher for one callable.
+
+    Args:
+        name: shown in profiles.
+        python_call: ``python_call(*args) -> outputs``; used instead of the C++
+            path while ``jax.disable_jit()`` is active.
+        cache_miss: ``cache_miss(*args) -> (outputs, fastpath, False)``; called
+            for a signature the dispatcher has not seen (or one kept on the
+            Python path); ``fastpath`` comes from ``fastpath_data`` or is None.
+
+    Returns:
+        A callable ``dispatch(*args) -> outputs`` (a single device array or a
+        tuple, as ``fastpath_data``'s ``single_output`` says).
+    """
+    return _jax.pjit(name, python_call, cache_miss, [], [], ("hlograph-dispatch",),
+                     _jax_tree_util.dispatch_registry, _shard_arg, _DISPATCH_CACHE)
+
+
+class HostConversion:
+    """Marks an input whose argument the C++ dispatcher hands back to Python.
+
+    The dispatcher transfers a Python scalar to its natural 64-bit type, which
+    is wrong for, say, a float32 input. For such an input the fast-path data
+    carries this object where jax puts a layout: the dispatcher then calls
+    ``_shard_arg(arg, sharding, marker)``, which returns ``marker.convert(arg)``
+    (a device array of the input's type).
+    """
+
+    __slots__ = ("convert",)
+
+    def __init__(self, convert):
+        self.convert = convert
+
+
+def _shard_arg(arg, sharding, layout):
+    if type(layout) is HostConversion:
+        return layout.convert(arg)
+    return _pxla.cc_shard_arg(arg, sharding, layout)
+
+
+def fastpath_data(loaded, device, in_types, out_types, single_output: bool, conversions=None):
+    """What the C++ dispatcher caches to run ``loaded`` on ``device`` by itself:
+    the executable, the shardings and avals of inputs and outputs, whether the
+    outputs come back as one array (``single_output``) or as a tuple, and per
+    input None or a ``HostConversion`` (``conversions``; default all None)."""
+    sharding = SingleDeviceSharding(device)
+    n_in, n_out = len(in_types), len(out_types)
+    structure = 0 if single_output else tuple(range(n_out))
+    out_tree = _jax_tree_util.dispatch_registry.flatten(structure, None)[1]
+    out_avals = [_jax_core.ShapedArray(tuple(t.shape), t.dtype) for t in out_types]
+    layouts = [None] * n_in if conversions is None else list(conversions)
+    return _pxla.MeshExecutableFastpathData(
+        loaded, out_tree, [sharding] * n_in, [sharding] * n_out, out_avals,
+        [True] * n_out, [True] * n_in, layouts, [])
+
+
+def execute(loaded, buffers) -> list:
+    """Runs ``loaded`` on device arrays; returns the results as device arrays."""
+    return [x[0] for x in loaded.execute_sharded(buffers).disassemble_into_single_device_arrays()]
+
+
+def array_device(value):
+    """The device of a single-device jax array (None for a sharded one)."""
+    devices = value.sharding.device_set
+    return next(iter(devices)) if len(devices) == 1 else None
+

@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..frontend.types import TensorType
 from ..lowering import mlir
+from ..lowering.mlir import DeviceArray
 
 __all__ = ["get_client", "compile_bytecode", "Executable", "clear_cache", "cache_size"]
 
@@ -61,8 +62,10 @@ def cache_size() -> int:
 class Executable:
     """A loaded PJRT executable with its argument and result types.
 
-    ``run(args)`` takes already-checked arguments (NumPy arrays or jax arrays)
-    and returns the results as device arrays.
+    ``run(args)`` is the Python path: it takes already-checked arguments (NumPy
+    arrays or jax arrays) and returns the results as device arrays.
+    ``fastpath_data`` describes the executable to jaxlib's C++ dispatcher, which
+    then runs it without Python (see ``lowering.mlir.make_dispatcher``).
     """
 
     def __init__(self, loaded, device, in_types: Sequence[TensorType], out_types: Sequence[TensorType]):
@@ -71,18 +74,83 @@ class Executable:
         self.in_types = list(in_types)
         self.out_types = list(out_types)
         self._puts = [mlir.device_putter(t.dtype, t.shape, device) for t in in_types]
+        #: per input: the Python scalar type the C++ dispatcher transfers to exactly
+        #: this dtype (with x64 enabled: bool, int -> int64, float -> float64,
+        #: complex -> complex128), or None
+        self._exact_scalar = [_EXACT_SCALARS.get(t.dtype) for t in in_types]
+        self._fastpath: dict[tuple, Any] = {}
 
     def run(self, args: Sequence[Any]) -> list[Any]:
         device = self.device
-        bufs = [a if _on_device(a, device) else put(np.asarray(a)) for a, put in zip(args, self._puts)]
-        return self.loaded.execute(bufs)
+        bufs = [a if type(a) is DeviceArray and _on_device(a, device) else put(np.asarray(a))
+                for a, put in zip(args, self._puts)]
+        return mlir.execute(self.loaded, bufs)
+
+    def fastpath_data(self, args: Sequence[Any], single_output: bool,
+                      convert_scalar: Callable[[int, Any], np.ndarray]):
+        """What the C++ dispatcher needs to run calls with the signature of
+        ``args`` (already checked) by itself, or None to keep them on the
+        Python path.
+
+        The dispatcher transfers NumPy arrays and scalars itself, passes jax
+        arrays already on this device as they are, and transfers Python scalars
+        to their 64-bit type: when that is not the input's dtype, it hands the
+        scalar to ``convert_scalar(i, value)`` (a NumPy array of input ``i``'s
+        type, or an error naming the argument), and the result is transferred
+        here. Anything else (lists, arrays on other devices) stays on the
+        Python path.
+        """
+        device = self.device
+        plan = []
+        for i, a in enumerate(args):
+            if isinstance(a, (np.ndarray, np.generic)):
+                plan.append(False)
+            elif type(a) is DeviceArray:
+                if mlir.array_device(a) != device:
+                    return None
+                plan.append(False)
+            elif isinstance(a, (bool, int, float, complex)):
+                plan.append(_python_scalar_type(a) is not self._exact_scalar[i])
+            else:
+                return None
+        key = (single_output, tuple(plan))
+        data = self._fastpath.get(key)
+        if data is None:
+            conversions = [mlir.HostConversion(self._scalar_put(i, convert_scalar)) if convert else None
+                           for i, convert in enumerate(plan)]
+            data = mlir.fastpath_data(self.loaded, device, self.in_types, self.out_types,
+                                      single_output, conversions)
+            self._fastpath[key] = data
+        return data
+
+    def _scalar_put(self, i: int, convert_scalar: Callable[[int, Any], np.ndarray]):
+        put = self._puts[i]
+
+        def scalar_put(value):
+            return put(convert_scalar(i, value))
+
+        return scalar_put
+
+
+def _python_scalar_type(value: Any) -> type:
+    """The Python scalar type jaxlib's dispatcher sees ``value`` as (it looks up
+    subclasses, such as IntEnum members, by their bases)."""
+    for tp in (bool, int, float, complex):
+        if isinstance(value, tp):
+            return tp
+    raise TypeError(f"not a Python scalar: {value!r}")
+
+
+_EXACT_SCALARS = {
+    np.dtype(np.bool_): bool,
+    np.dtype(np.int64): int,
+    np.dtype(np.float64): float,
+    np.dtype(np.complex128): complex,
+}
 
 
 def _on_device(a: Any, device) -> bool:
-    if isinstance(a, np.ndarray):
-        return False
-    devices = getattr(a, "devices", None)
-    return devices is not None and devices() == {device}
+    return mlir.array_device(a) == device
 
 
 def to_numpy(results: Sequence[Any]) -> list[np.ndarray]:

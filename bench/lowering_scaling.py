@@ -1,0 +1,130 @@
+"""Lowering time against graph size: hlograph ``compile(g, pipeline="O0").lower()``
+against ``jax.jit(f).lower()`` of the same computation, in one run.
+
+    python bench/lowering_scaling.py                  # 1k, 5k, 10k nodes
+    python bench/lowering_scaling.py --sizes 2000,20000 --profile
+
+The graph is a chain of elementwise ops on float32[8] cycling through exp, add,
+multiply and tanh (the binary ops take a second input). jax's time includes
+tracing the Python function to a jaxpr, which is how jax builds its graph;
+hlograph's graph is built beforehand, and that time is shown apart. Every
+repetition uses a fresh Function and a fresh Python function, so neither side
+reuses a cached lowering; repetitions are interleaved across sizes and the
+table shows medians. ``--profile`` prints where hlograph's lowering spends its
+time at the largest size (cProfile, by own time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import hlograph as hg  # noqa: E402
+
+SHAPE = (8,)
+
+
+def build_graph(n: int) -> hg.Graph:
+    x = hg.tensor("x", SHAPE, "float32")
+    y = hg.tensor("y", SHAPE, "float32")
+    v = x
+    for i in range(n):
+        k = i % 4
+        v = hg.exp(v) if k == 0 else v + y if k == 1 else v * y if k == 2 else hg.tanh(v)
+    return hg.Graph([x, y], v)
+
+
+def make_jax_fn(n: int):
+    def chain(x, y):
+        v = x
+        for i in range(n):
+            k = i % 4
+            v = jnp.exp(v) if k == 0 else v + y if k == 1 else v * y if k == 2 else jnp.tanh(v)
+        return v
+    return chain
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def _check(n: int) -> None:
+    """Both sides compute the same chain (compiled and run once, at a small size)."""
+    rng = np.random.default_rng(0)
+    x, y = (rng.uniform(-1, 1, SHAPE).astype(np.float32) for _ in range(2))
+    g = build_graph(n)
+    ours = hg.compile(g, pipeline="O0")(x, y)
+    theirs = np.asarray(jax.jit(make_jax_fn(n))(x, y))
+    ref = hg.evaluate(g, x, y)
+    if not (np.allclose(ours, ref, rtol=1e-4) and np.allclose(theirs, ref, rtol=1e-4)):
+        raise SystemExit(f"the chains differ: hlograph {ours}, jax {theirs}, reference {ref}")
+
+
+def _profile(g: hg.Graph, top: int) -> str:
+    fn = hg.compile(g, pipeline="O0")
+    prof = cProfile.Profile()
+    prof.runcall(fn.lower)
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="1000,5000,10000", help="comma-separated node counts")
+    p.add_argument("--repeat", type=int, default=3, help="repetitions per size (median shown)")
+    p.add_argument("--profile", action="store_true", help="cProfile hlograph's lowering at the largest size")
+    p.add_argument("--top", type=int, default=25, help="functions shown by --profile")
+    args = p.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    _check(64)
+    graphs = {}
+    build = {n: [] for n in sizes}
+    ours = {n: [] for n in sizes}
+    theirs = {n: [] for n in sizes}
+    spec = jax.ShapeDtypeStruct(SHAPE, jnp.float32)
+    for _ in range(args.repeat):
+        for n in sizes:
+            t, graphs[n] = _timed(lambda: build_graph(n))
+            build[n].append(t)
+            fn = hg.compile(graphs[n], pipeline="O0")
+            t, lowered = _timed(fn.lower)
+            ours[n].append(t)
+            jitted = jax.jit(make_jax_fn(n))
+            t, _ = _timed(lambda: jitted.lower(spec, spec))
+            theirs[n].append(t)
+            del lowered
+
+    print(f"lowering a chain of n elementwise ops on float32[8] (jax/jaxlib {jax.__version__}); "
+          f"median of {args.repeat}")
+    print(f"{'nodes':>6s} {'hg build':>9s} {'hg lower':>9s} {'jax lower':>10s} "
+          f"{'lower/jax':>10s} {'(build+lower)/jax':>18s} {'hg us/node':>11s} {'jax us/node':>12s}")
+    for n in sizes:
+        b, o, j = (statistics.median(d[n]) for d in (build, ours, theirs))
+        print(f"{n:6d} {b * 1e3:7.1f}ms {o * 1e3:7.1f}ms {j * 1e3:8.1f}ms {o / j:9.2f}x "
+              f"{(b + o) / j:17.2f}x {o / n * 1e6:11.1f} {j / n * 1e6:12.1f}")
+
+    if args.profile:
+        largest = max(sizes)
+        print(f"\nhlograph lower() of {largest} nodes, by own time (cProfile adds overhead):")
+        print(_profile(graphs[largest], args.top))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
