@@ -13,7 +13,9 @@ from ..frontend.graph import Graph
 from ..frontend.types import TensorType
 from ..runtime import pjrt
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
+from ..runtime.partition import partition
 from .lower import lower_graph
+from .program import CompiledProgram, Program, explain, plan
 from .mlir import ir, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
@@ -104,12 +106,23 @@ class Function:
         return g.clone(types)
 
     def lower(self, *arg_specs: Any) -> "Lowered":
-        """Lowers to StableHLO for concrete argument types and runs the pass pipeline."""
+        """Lowers to StableHLO for concrete argument types and runs the pass pipeline.
+
+        A graph with host ops is split into segments; its device segments whose
+        input shapes depend on values are lowered when they first run."""
         graph = self._specialize(arg_specs)
+        program = plan(graph, self.pipeline, self.platform)
+        if program is not None:
+            return Lowered(graph, None, self.platform, program)
         module = lower_graph(graph)
         from ..passes.pipeline import run
         run(module, self.pipeline)
         return Lowered(graph, module, self.platform)
+
+    def explain(self) -> str:
+        """What runs where and why: the segments of the graph (device modules and
+        host functions), their inputs and outputs, and each op's placement."""
+        return explain(self.graph, partition(self.graph))
 
     __call__ = _dispatching_call
 
@@ -131,21 +144,37 @@ class Function:
 
 
 class Lowered:
-    """A lowered (and optimized) StableHLO module for one argument signature."""
+    """A lowered (and optimized) StableHLO module for one argument signature; for a
+    graph with host ops, its segments (``program``)."""
 
-    def __init__(self, graph: Graph, module: ir.Module, platform: str | None):
+    def __init__(self, graph: Graph, module: ir.Module | None, platform: str | None,
+                 program: Program | None = None):
         self.graph = graph
-        self.module = module
         self.platform = platform
+        self.program = program
+        self._module = module
+
+    @property
+    def module(self) -> ir.Module | None:
+        """The StableHLO module; for a segmented graph, the first device segment's
+        module that could be lowered ahead of time (None if there is none)."""
+        if self.program is None:
+            return self._module
+        return next((lw.module for lw in self.program.lowered_modules() if lw is not None), None)
 
     def as_text(self, debug_info: bool = False) -> str:
         """The module as MLIR text; ``debug_info=True`` prints each op's ``loc(...)``:
-        the graph node and the source line that built it."""
-        with self.module.context:
-            return self.module.operation.get_asm(enable_debug_info=debug_info)
+        the graph node and the source line that built it. A segmented graph's text
+        starts with the segment listing (``Function.explain()``) as comments."""
+        if self.program is not None:
+            return self.program.as_text(debug_info)
+        with self._module.context:
+            return self._module.operation.get_asm(enable_debug_info=debug_info)
 
-    def compile(self) -> "Compiled":
-        bytecode = module_to_bytecode(self.module)
+    def compile(self) -> "Compiled | CompiledProgram":
+        if self.program is not None:
+            return CompiledProgram(self.program)
+        bytecode = module_to_bytecode(self._module)
         loaded, device = pjrt.compile_bytecode(bytecode, self.platform)
         exe = pjrt.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
         return Compiled(self.graph, exe)
