@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..frontend.graph import Apply, Constant, Graph, Variable
-from ..lowering.registry import has_rule
+from ..frontend.graph import Apply, Constant, Graph, Op, Variable
+from ..lowering.registry import get_rule, has_rule
 from .host.registry import has_impl
 
 __all__ = ["Segment", "partition", "placement"]
@@ -40,6 +40,8 @@ def placement(node: Apply) -> tuple[str, str]:
         "output shape depends on values" if op.host_only else "no lowering rule")
     if has_impl(op):
         return HOST, f"{name}: {reason} (Numba)"
+    if type(op).perform is Op.perform:
+        get_rule(op)  # raises NotImplementedError naming the op and how to register a rule
     return HOST, f"{name}: {reason}; no Numba implementation, runs its Python perform"
 
 

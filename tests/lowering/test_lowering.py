@@ -22,14 +22,25 @@ class Mystery(Op):
         return [inputs[0] + self.level]
 
 
-def test_op_without_rule_names_op_props_and_how_to_register():
+class Opaque(Mystery):
+    perform = hg.Op.perform  # no reference implementation either
+
+
+def test_op_without_rule_or_perform_names_op_props_and_how_to_register():
     x = hg.tensor("x", (3,))
-    g = hg.Graph([x], Mystery(7)(x))
+    g = hg.Graph([x], Opaque(7)(x))
     with pytest.raises(NotImplementedError) as e:
         hg.compile(g).lower()
     msg = str(e.value)
-    assert "no lowering rule for Op Mystery (level=7)" in msg
-    assert "@hlograph.lowering.register(Mystery)" in msg
+    assert "no lowering rule for Op Opaque (level=7)" in msg
+    assert "@hlograph.lowering.register(Opaque)" in msg
+
+
+def test_op_with_only_perform_runs_on_the_host():
+    x = hg.tensor("x", (3,), "float32")
+    fn = hg.compile(hg.Graph([x], Mystery(7)(x) * 2))
+    with pytest.warns(RuntimeWarning, match="Mystery has neither a lowering rule"):
+        np.testing.assert_array_equal(fn(np.ones(3, np.float32)), np.full(3, 16, np.float32))
 
 
 def test_register_rejects_duplicates_and_non_ops():
