@@ -14,10 +14,11 @@ from .frontend.ops import __all__ as _ops_all
 from . import lowering
 from .lowering import compile  # noqa: A004
 from . import passes, runtime
+from .runtime import host
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Apply", "Constant", "Graph", "GraphError", "Op", "Variable", "TensorType",
-    "evaluate", "compile", "lowering", "passes", "runtime", *_ops_all,
+    "evaluate", "compile", "lowering", "passes", "runtime", "host", *_ops_all,
 ]

@@ -16,7 +16,7 @@ import numpy as np
 from ..frontend.graph import Constant, Graph, subgraph
 from ..runtime.args import ArgumentChecker
 from ..runtime.host.registry import has_impl
-from ..runtime.host.segment import HostSegment
+from ..runtime.host.segment import compile_segment
 from ..runtime.partition import DEVICE, Segment, partition, placement
 
 __all__ = ["Program", "CompiledProgram", "explain", "is_partitioned"]
@@ -42,7 +42,7 @@ class Program:
             if seg.kind == DEVICE:
                 self.parts.append(Function(subgraph(seg.inputs, seg.outputs), pipeline, platform))
             else:
-                self.parts.append(HostSegment(seg.nodes, seg.inputs, seg.outputs))
+                self.parts.append(compile_segment(seg.nodes, seg.inputs, seg.outputs))
 
     def lowered_modules(self) -> list[Any]:
         """The Lowered of each device segment whose input shapes are static now (else None)."""

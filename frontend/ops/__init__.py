@@ -8,11 +8,12 @@ from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .control import *  # noqa: F401,F403
+from .dynamic import *  # noqa: F401,F403
 
-from . import basic, control, elemwise, indexing, linalg, reduction, shape
+from . import basic, control, dynamic, elemwise, indexing, linalg, reduction, shape
 
 __all__ = [
     name
-    for mod in (basic, elemwise, reduction, shape, indexing, linalg, control)
+    for mod in (basic, elemwise, reduction, shape, indexing, linalg, control, dynamic)
     for name in mod.__all__
 ]

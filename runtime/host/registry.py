@@ -33,7 +33,20 @@ def register(op_class: type[Op]):
     return decorator
 
 
+_builtins_loaded = False
+
+
+def _load_builtins() -> None:
+    # the built-in implementations import numba (~1 s): loaded on the first lookup
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        from . import impls  # noqa: F401
+
+
 def lookup(op_class: type) -> Callable | None:
+    """The host implementation registered for ``op_class`` or its nearest base class, or None."""
+    _load_builtins()
     for cls in op_class.__mro__:
         impl = _IMPLS.get(cls)
         if impl is not None:

@@ -106,7 +106,7 @@ class HostSegment:
         def run(*values):
             try:
                 return jitted(*values)
-            except numba.core.errors.TypingError as e:
+            except numba.core.errors.NumbaError as e:
                 # find the op Numba cannot type, to name it
                 first = str(e).strip().splitlines()[0]
                 ops = ", ".join(str(n.op) for n in nodes)
@@ -149,5 +149,41 @@ class HostSegment:
         return out
 
 
+_SEGMENTS: dict[tuple, HostSegment] = {}
+_SEGMENTS_LOCK = threading.Lock()
+_SEGMENT_CACHE_CAPACITY = 256
+
+
+def _structure_key(nodes: Sequence[Apply], inputs: Sequence[Variable], outputs: Sequence[Variable]):
+    """Two segments with equal keys compute the same function of their inputs: the
+    same Ops wired the same way (Numba then specializes on dtypes and ranks)."""
+    where: dict[int, tuple] = {id(v): ("in", i, v.dtype, v.ndim) for i, v in enumerate(inputs)}
+    parts = []
+    for k, node in enumerate(nodes):
+        args = []
+        for v in node.inputs:
+            if isinstance(v, Constant):
+                args.append(("const", v.dtype.str, v.data.shape, v.data.tobytes()))
+            else:
+                args.append(where[id(v)])
+        parts.append((node.op, tuple(args)))
+        for j, o in enumerate(node.outputs):
+            where[id(o)] = ("node", k, j)
+    return tuple(parts), tuple(where[id(v)] for v in outputs), tuple(v.type for v in outputs)
+
+
 def compile_segment(nodes, inputs, outputs) -> HostSegment:
-    return HostSegment(nodes, inputs, outputs)
+    """A HostSegment for ``nodes``, shared with any earlier segment of the same
+    structure, so that re-specializing a graph does not compile it again."""
+    try:
+        key = _structure_key(nodes, inputs, outputs)
+        hash(key)
+    except TypeError:  # an Op with unhashable props
+        return HostSegment(nodes, inputs, outputs)
+    with _SEGMENTS_LOCK:
+        seg = _SEGMENTS.get(key)
+        if seg is None:
+            if len(_SEGMENTS) >= _SEGMENT_CACHE_CAPACITY:
+                _SEGMENTS.pop(next(iter(_SEGMENTS)))
+            seg = _SEGMENTS[key] = HostSegment(nodes, inputs, outputs)
+    return seg
