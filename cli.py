@@ -89,6 +89,13 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _coverage(args: argparse.Namespace) -> int:
+    from hlograph.coverage import coverage_table
+
+    print(coverage_table())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hlograph", description="Tensor graphs -> StableHLO -> PJRT.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -97,9 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     demo.set_defaults(func=_demo)
     info = sub.add_parser("info", help="platforms, devices and versions")
     info.set_defaults(func=_info)
+    cov = sub.add_parser("coverage", help="the op coverage table (markdown), from the registries")
+    cov.set_defaults(func=_coverage)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # output piped into a command that stopped reading
+        sys.stderr.close()
+        return 0
     except (RuntimeError, ValueError, TypeError, NotImplementedError) as e:
         print(f"hlograph {args.command}: error: {e}", file=sys.stderr)
         return 1
