@@ -9,8 +9,9 @@
 from .frontend.graph import Apply, Constant, Graph, GraphError, Op, Variable
 from .frontend.types import TensorType
 from .frontend.evaluate import evaluate
-from .frontend.ops import *  # noqa: F401,F403
-from .frontend.ops import __all__ as _ops_all
+from .frontend.ops.builders import *  # noqa: F401,F403
+from .frontend.ops.builders import __all__ as _ops_all
+from .frontend.ops import random  # hg.random.key(seed), hg.random.uniform(key, shape), ...
 from . import lowering
 from .lowering import compile  # noqa: A004
 from . import passes, runtime
@@ -20,5 +21,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Apply", "Constant", "Graph", "GraphError", "Op", "Variable", "TensorType",
-    "evaluate", "compile", "lowering", "passes", "runtime", "host", *_ops_all,
+    "evaluate", "compile", "lowering", "passes", "runtime", "host", "random", *_ops_all,
 ]

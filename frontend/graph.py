@@ -95,8 +95,8 @@ class Variable:
 
     # --- operators (builders live in frontend.ops) --------------------
     def _ops(self):
-        from . import ops
-        return ops
+        from .ops import builders
+        return builders
 
     def __add__(self, o): return self._ops().add(self, o)
     def __radd__(self, o): return self._ops().add(o, self)

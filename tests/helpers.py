@@ -51,7 +51,9 @@ def compare_with_perform(graph: hg.Graph, values: Sequence[Any], *, rtol=None, a
     expected = hg.evaluate(graph, *values)
     actual = hg.compile(graph, pipeline=pipeline)(*values)
     for i, (v, c) in enumerate(zip(values, copies)):
-        np.testing.assert_array_equal(np.asarray(v), c, err_msg=f"input {i} was mutated")
+        v = np.asarray(v)
+        same = v.tobytes() == c.tobytes() if v.dtype == c.dtype and v.shape == c.shape else False
+        assert same, f"input {i} was mutated"
     if graph.single_output:
         assert_same(actual, expected, rtol=rtol, atol=atol)
     else:

@@ -1,19 +1,17 @@
-"""Op families. Each module defines its Op classes and NumPy-named builders and
-lists the builders in ``__all__``; they are re-exported here and from ``hlograph``."""
+"""Op families: one module per family, each defining its Op classes and the
+NumPy-named builders listed in its ``__all__``. ``builders`` gathers every
+family's builders (re-exported from ``hlograph``); the family modules keep
+their names here (``ops.sort`` is the sort family, ``builders.sort`` the function)."""
 
-from .basic import *  # noqa: F401,F403
-from .elemwise import *  # noqa: F401,F403
-from .reduction import *  # noqa: F401,F403
-from .shape import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .control import *  # noqa: F401,F403
-from .dynamic import *  # noqa: F401,F403
+import importlib as _importlib
 
-from . import basic, control, dynamic, elemwise, indexing, linalg, reduction, shape
+#: family name -> module
+FAMILIES = {
+    name: _importlib.import_module(f"{__name__}.{name}")
+    for name in ("basic", "elemwise", "reduction", "shape", "indexing", "linalg", "control",
+                 "dynamic", "sort", "assertion", "random")
+}
 
-__all__ = [
-    name
-    for mod in (basic, elemwise, reduction, shape, indexing, linalg, control, dynamic)
-    for name in mod.__all__
-]
+from . import builders  # noqa: E402
+
+__all__ = ["FAMILIES", "builders"]

@@ -1,4 +1,4 @@
 """Lowering rules, one module per op family (mirrors frontend/ops); importing
 this package registers them all."""
 
-from . import control, elemwise, indexing, linalg, reduction, shape  # noqa: F401
+from . import assertion, control, elemwise, indexing, linalg, random, reduction, shape, sort  # noqa: F401
