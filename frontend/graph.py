@@ -137,6 +137,11 @@ class Variable:
     @property
     def T(self): return self._ops().transpose(self)
 
+    @property
+    def at(self):
+        """Functional updates: ``x.at[idx].set(v)`` / ``.add`` / ``.multiply`` / ``.min`` / ``.max``."""
+        return self._ops().at(self)
+
     def astype(self, dtype): return self._ops().astype(self, dtype)
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

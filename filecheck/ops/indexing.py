@@ -47,3 +47,98 @@ index("getitem_empty", slice(3, 1))
 # CHECK: stablehlo.slice %arg0 [3:4, 2:3]
 # CHECK: stablehlo.reshape {{.*}} : (tensor<1x1xf64>) -> tensor<f64>
 index("getitem_scalar", (-1, 2), "float64")
+
+
+def advanced(name, idx, dtype="float32", shape=(4, 5, 3)):
+    x = hg.tensor("x", shape, dtype)
+    print_ir(name, hg.Graph([x], x[idx]))
+
+
+# Adjacent index arrays: their broadcast shape replaces the indexed dims in place.
+# CHECK-LABEL: TEST: gather_adjacent float32[4,5,3]
+# Constant index arrays become one constant of start indices, wrapped at lowering time.
+# CHECK: %[[I:.+]] = stablehlo.constant dense<{{\[\[\[}}0, 0], [1, 2]], {{\[\[}}2, 0], [3, 2]]]> : tensor<2x2x2xi64>
+# CHECK: "stablehlo.gather"(%arg0, %[[I]])
+# CHECK-SAME: offset_dims = [0], collapsed_slice_dims = [1, 2], start_index_map = [1, 2], index_vector_dim = 2
+# CHECK-SAME: slice_sizes = array<i64: 4, 1, 1>
+# CHECK-SAME: -> tensor<4x2x2xf32>
+advanced("gather_adjacent", (slice(None), [[0, 1], [2, 3]], [0, -1]))
+
+# Separated index arrays: the broadcast shape goes first; slices are applied before.
+# CHECK-LABEL: TEST: gather_separated int32[4,5,3]
+# CHECK: %[[S:.+]] = stablehlo.slice %arg0 [0:4, 1:4:2, 0:3] : (tensor<4x5x3xi32>) -> tensor<4x2x3xi32>
+# CHECK: "stablehlo.gather"(%[[S]], %{{[a-z0-9_]+}})
+# CHECK-SAME: offset_dims = [1], collapsed_slice_dims = [0, 2], start_index_map = [0, 2], index_vector_dim = 1
+# CHECK-SAME: slice_sizes = array<i64: 1, 2, 1>
+# CHECK-SAME: -> tensor<3x2xi32>
+advanced("gather_separated", ([0, 1, 3], slice(1, None, 2), 2), "int32")
+
+# Negative indices wrap: select(i < 0, i + dim, i).
+# CHECK-LABEL: TEST: gather_graph_index float64[6]
+# CHECK: %[[C:.+]] = stablehlo.convert %arg1 : (tensor<2xi32>) -> tensor<2xi64>
+# CHECK: %[[N:.+]] = stablehlo.compare LT, %[[C]]
+# CHECK: %[[W:.+]] = stablehlo.select %[[N]]
+# CHECK: %[[R:.+]] = stablehlo.reshape %[[W]] : (tensor<2xi64>) -> tensor<2x1xi64>
+# CHECK: "stablehlo.gather"(%arg0, %[[R]])
+# CHECK-SAME: gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>
+# CHECK-SAME: -> tensor<2xf64>
+x = hg.tensor("x", (6,), "float64")
+i = hg.tensor("i", (2,), "int32")
+print_ir("gather_graph_index", hg.Graph([x, i], x[i]))
+
+
+def update(name, idx, mode, v_shape, dtype="float32", shape=(4, 5)):
+    x = hg.tensor("x", shape, dtype)
+    v = hg.tensor("v", v_shape, dtype)
+    print_ir(name, hg.Graph([x, v], getattr(hg.at(x)[idx], mode)(v)))
+
+
+# Step-1 slices are update windows; each index array element scatters one window.
+# CHECK-LABEL: TEST: scatter_add float32[4,5]
+# CHECK: %[[I:.+]] = stablehlo.constant dense<{{\[\[}}0, 0], [0, 0], [2, 0]]> : tensor<3x2xi64>
+# CHECK: "stablehlo.scatter"(%arg0, %[[I]], %arg1)
+# CHECK-SAME: update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1
+# CHECK-SAME: unique_indices = false
+# CHECK: stablehlo.add %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : tensor<f32>
+# CHECK: (tensor<4x5xf32>, tensor<3x2xi64>, tensor<3x5xf32>) -> tensor<4x5xf32>
+update("scatter_add", ([0, 0, 2], slice(None)), "add", (3, 5))
+
+# A strided slice is scattered element by element; set returns the update.
+# CHECK-LABEL: TEST: scatter_set_strided int8[4,5]
+# CHECK: %[[I:.+]] = stablehlo.constant dense<{{\[\[}}1, 0], [1, 2], [1, 4]]> : tensor<3x2xi64>
+# CHECK: "stablehlo.scatter"(%arg0, %[[I]], %arg1)
+# CHECK-SAME: scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>
+# CHECK: ^bb0(%[[OLD:.+]]: tensor<i8>, %[[NEW:.+]]: tensor<i8>):
+# CHECK-NEXT: stablehlo.return %[[NEW]] : tensor<i8>
+# CHECK: (tensor<4x5xi8>, tensor<3x2xi64>, tensor<3xi8>) -> tensor<4x5xi8>
+update("scatter_set_strided", (1, slice(None, None, 2)), "set", (3,), "int8")
+
+# Only slices: one window at a constant start.
+# CHECK-LABEL: TEST: scatter_max_window float64[4,5]
+# CHECK-DAG: %[[I:.+]] = stablehlo.constant dense<[1, 0]> : tensor<2xi64>
+# CHECK-DAG: %[[U:.+]] = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<5xf64>) -> tensor<2x5xf64>
+# CHECK: "stablehlo.scatter"(%arg0, %[[I]], %[[U]])
+# CHECK-SAME: scatter<update_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1]>
+# CHECK: stablehlo.maximum
+# CHECK: (tensor<4x5xf64>, tensor<2xi64>, tensor<2x5xf64>) -> tensor<4x5xf64>
+update("scatter_max_window", slice(1, 3), "max", (5,), "float64")
+
+# take along an axis is a gather of that axis.
+# CHECK-LABEL: TEST: take float32[4,5]
+# CHECK: "stablehlo.gather"(%arg0, %{{[a-z0-9_]+}})
+# CHECK-SAME: offset_dims = [0], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 2
+# CHECK-SAME: -> tensor<4x2x2xf32>
+x = hg.tensor("x", (4, 5), "float32")
+print_ir("take", hg.Graph([x], hg.take(x, [[0, 1], [2, -1]], axis=1)))
+
+# searchsorted compares every pair and counts: NaN in v sorts after every number.
+# CHECK-LABEL: TEST: searchsorted float32[6]
+# CHECK-DAG: %[[A:.+]] = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<6xf32>) -> tensor<3x6xf32>
+# CHECK-DAG: %[[V:.+]] = stablehlo.broadcast_in_dim %arg1, dims = [0] : (tensor<3xf32>) -> tensor<3x6xf32>
+# CHECK: stablehlo.compare LT, %[[A]], %[[V]], FLOAT
+# CHECK: stablehlo.or
+# CHECK: %[[N:.+]] = stablehlo.convert {{.*}} : (tensor<3x6xi1>) -> tensor<3x6xi64>
+# CHECK: stablehlo.reduce(%[[N]] init: %{{[a-z0-9_]+}}) applies stablehlo.add across dimensions = [1] : (tensor<3x6xi64>, tensor<i64>) -> tensor<3xi64>
+a = hg.tensor("a", (6,), "float32")
+v = hg.tensor("v", (3,), "float32")
+print_ir("searchsorted", hg.Graph([a, v], hg.searchsorted(a, v)))

@@ -8,8 +8,8 @@ import importlib as _importlib
 #: family name -> module
 FAMILIES = {
     name: _importlib.import_module(f"{__name__}.{name}")
-    for name in ("basic", "elemwise", "reduction", "shape", "indexing", "linalg", "control",
-                 "dynamic", "sort", "assertion", "random")
+    for name in ("basic", "elemwise", "special", "reduction", "shape", "construct", "indexing",
+                 "linalg", "conv", "control", "dynamic", "sort", "assertion", "random")
 }
 
 from . import builders  # noqa: E402

@@ -1,23 +1,18 @@
 """Every family's builder functions in one namespace (``hlograph.<name>``).
 ``random`` stays a namespace of its own (``hlograph.random.uniform``)."""
 
-from .basic import *  # noqa: F401,F403
-from .elemwise import *  # noqa: F401,F403
-from .reduction import *  # noqa: F401,F403
-from .shape import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .control import *  # noqa: F401,F403
-from .dynamic import *  # noqa: F401,F403
-from .sort import *  # noqa: F401,F403
-from .assertion import *  # noqa: F401,F403
-from . import (assertion as _assertion, basic as _basic, control as _control, dynamic as _dynamic,
-               elemwise as _elemwise, indexing as _indexing, linalg as _linalg,
-               reduction as _reduction, shape as _shape, sort as _sort)
+from . import FAMILIES as _FAMILIES
 
-__all__ = [
-    name
-    for mod in (_basic, _elemwise, _reduction, _shape, _indexing, _linalg, _control, _dynamic,
-                _sort, _assertion)
-    for name in mod.__all__
-]
+__all__: list[str] = []
+_owner: dict[str, str] = {}
+for _family, _mod in _FAMILIES.items():
+    if _family == "random":
+        continue
+    for _name in _mod.__all__:
+        if _name in _owner:
+            raise ImportError(f"builder {_name!r} is defined by both the {_owner[_name]} "
+                              f"and the {_family} families")
+        _owner[_name] = _family
+        globals()[_name] = getattr(_mod, _name)
+        __all__.append(_name)
+del _family, _mod, _name

@@ -1,4 +1,4 @@
-"""Basic indexing (``x[idx]``) with NumPy semantics.
+"""Indexing (``x[idx]``) and updates at indices, with NumPy semantics.
 
 ``getitem`` (the target of ``Variable.__getitem__``) accepts what NumPy calls
 basic indexing: Python ints (negative ones count from the end), slices with
@@ -8,6 +8,28 @@ any step (bounds clamped as Python clamps them), ``None`` / ``np.newaxis``,
 filled with ``:``) plus ``None`` for each new axis, so ``x[0]`` and
 ``x[0, ...]`` build equal Ops. Bounds that depend on a dim's size are resolved
 from the input's type, again after the graph is specialized to concrete shapes.
+
+Integer arrays (NumPy arrays, lists, graph Variables of an integer dtype) in the
+index make it advanced: ``AdvancedSubtensor`` takes the index arrays as inputs
+and keeps an ``"array"`` marker for each in its ``idx``; Python ints next to an
+array count as 0-d index arrays, as in NumPy. The index arrays broadcast
+together; their shape replaces the indexed dims in place when the array entries
+are adjacent in the index (``None`` separates them), and goes first otherwise.
+Negative indices wrap once. An index out of range raises ``IndexError`` in
+``perform`` (and at build time for constant indices); on a device it is clamped
+into range (``stablehlo.gather`` semantics). Boolean (mask) indices are not
+indexing here: they make value-dependent shapes.
+
+``at(x)[idx].set(v)`` (and ``.add``, ``.multiply``, ``.min``, ``.max``) returns
+a copy of ``x`` updated at ``x[idx]``, with ``v`` broadcast to the shape of
+``x[idx]`` and cast to ``x``'s dtype; ``set_subtensor(x[idx], v)`` and
+``inc_subtensor(x[idx], v)`` are PyTensor's spellings.
+``take``, ``take_along_axis``, ``put_along_axis``, ``one_hot``, ``unravel_index`` and
+``ravel_multi_index`` are built from these and elementwise ops; ``searchsorted`` is
+its own Op. Duplicate indices
+accumulate (``np.add.at`` semantics); which of several writes to one element
+``set`` keeps is unspecified. On a device, updates at indices out of range are
+dropped (``stablehlo.scatter`` semantics); ``perform`` raises ``IndexError``.
 """
 
 from __future__ import annotations
@@ -17,11 +39,14 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import Apply, Op, Variable
-from ..types import TensorType
-from .basic import as_variable
+from ..graph import Apply, Constant, Op, Variable
+from ..types import TensorType, is_complex
+from .basic import as_variable, broadcast_shapes, normalize_axis, result_type
 
-__all__ = ["getitem"]
+__all__ = [
+    "getitem", "at", "set_subtensor", "inc_subtensor", "take", "take_along_axis", "put_along_axis",
+    "one_hot", "unravel_index", "ravel_multi_index", "SearchSorted", "searchsorted",
+]
 
 # A normalized index entry is an int, None (a new axis) or a slice as (start, stop, step):
 # slice objects are unhashable before Python 3.12, and Op props must hash.
@@ -82,6 +107,168 @@ class Subtensor(Op):
         return [np.asarray(inputs[0][key])]
 
 
+# --- advanced indexing ------------------------------------------------------------
+#: the ``idx`` entry of an index array (the next index input of the node)
+ARRAY = "array"
+
+
+def _array_positions(idx: tuple) -> list[int]:
+    return [i for i, e in enumerate(idx) if e == ARRAY]
+
+
+def _advanced_offsets(idx: tuple) -> tuple[int, int]:
+    """Where the broadcast index shape goes: (in the result, among the dims that are
+    neither new axes nor indexed by slices before it; in the result without new axes).
+    Adjacent array entries put it in place of the first one, separated ones first."""
+    pos = _array_positions(idx)
+    if not pos:
+        return 0, 0
+    if pos[-1] - pos[0] + 1 != len(pos):
+        return 0, 0
+    before = idx[:pos[0]]
+    return len(before), sum(_is_slice(e) for e in before)
+
+
+def advanced_shapes(idx: tuple, x_shape: tuple, index_shape: tuple) -> tuple[tuple, tuple, int]:
+    """(result shape, result shape without new axes, where ``index_shape`` sits in the
+    latter) of ``x[idx]`` for an advanced ``idx`` whose index arrays broadcast to
+    ``index_shape``."""
+    at, at_gathered = _advanced_offsets(idx)
+    shape: list = []
+    gathered: list = []
+    dims = iter(x_shape)
+    for e in idx:
+        if e is None:
+            shape.append(1)
+            continue
+        d = next(dims)
+        if _is_slice(e):
+            n = None if d is None else slice_length(e, d)
+            shape.append(n)
+            gathered.append(n)
+    index_shape = tuple(index_shape)
+    return (tuple(shape[:at]) + index_shape + tuple(shape[at:]),
+            tuple(gathered[:at_gathered]) + index_shape + tuple(gathered[at_gathered:]), at_gathered)
+
+
+def _fmt_advanced(idx: tuple) -> str:
+    return "[" + ", ".join(_fmt_entry(e) for e in idx) + "]"
+
+
+def _index_key(idx: tuple, arrays: list[np.ndarray]) -> tuple:
+    it = iter(arrays)
+    return tuple(next(it) if e == ARRAY else slice(*e) if _is_slice(e) else e for e in idx)
+
+
+def _check_advanced(op: Op, x: Variable, indices: list[Variable]) -> tuple:
+    """Validates ``x`` and the index arrays of ``op.idx``; returns their broadcast shape."""
+    idx = op.idx
+    consumed = [e for e in idx if e is not None]
+    if len(consumed) != x.ndim:
+        raise ValueError(f"{op}: the index has {len(consumed)} entries for input 'x' of rank {x.ndim}")
+    n_arrays = len(_array_positions(idx))
+    if len(indices) != n_arrays or (n_arrays == 0 and isinstance(op, AdvancedSubtensor)):
+        raise ValueError(f"{op}: expected {n_arrays or 'at least 1'} index arrays, got {len(indices)}")
+    axes = [a for a, e in enumerate(consumed) if e == ARRAY]
+    for k, (axis, i) in enumerate(zip(axes, indices)):
+        if i.dtype.kind not in "iu":
+            raise TypeError(f"{op}: index array {k} (for axis {axis}) must have an integer dtype, "
+                            f"got {i.dtype}")
+        d = x.shape[axis]
+        if isinstance(i, Constant) and d is not None and i.data.size:
+            lo, hi = int(i.data.min()), int(i.data.max())
+            bad = hi if hi >= d else lo if lo < -d else None
+            if bad is not None:
+                raise IndexError(f"{op}: index {bad} is out of bounds for axis {axis} with size {d}")
+    try:
+        return broadcast_shapes(*(i.shape for i in indices), op=str(op))
+    except ValueError:
+        raise IndexError(
+            f"{op}: shape mismatch: index arrays could not be broadcast together with shapes "
+            + " ".join(str(tuple(i.shape)) for i in indices)
+        ) from None
+
+
+class AdvancedSubtensor(Op):
+    """``x[idx]`` where ``idx`` holds index arrays (``"array"`` entries, the inputs after ``x``),
+    slices as (start, stop, step) and None (see the module docstring)."""
+
+    __props__ = ("idx",)
+
+    def __init__(self, idx: tuple):
+        self.idx = tuple(idx)
+
+    def __str__(self) -> str:
+        return f"AdvancedSubtensor{{idx={_fmt_advanced(self.idx)}}}"
+
+    __repr__ = __str__
+
+    def make_node(self, x: Any, *indices: Any) -> Apply:
+        x = as_variable(x)
+        indices = [as_variable(i) for i in indices]
+        index_shape = _check_advanced(self, x, indices)
+        shape, _, _ = advanced_shapes(self.idx, x.shape, index_shape)
+        return Apply(self, [x, *indices], [TensorType(x.dtype, shape)])
+
+    def perform(self, node, inputs):
+        x, *arrays = inputs
+        return [np.asarray(x[_index_key(self.idx, arrays)])]
+
+
+_UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+class AdvancedIncSubtensor(Op):
+    """A copy of ``x`` with ``x[idx]`` set to (``mode="set"``) or combined with ``v``
+    (``"add"``, ``"mul"``, ``"min"``, ``"max"``; duplicate indices accumulate). ``idx`` is
+    an advanced index (see AdvancedSubtensor); inputs are ``x``, ``v``, then the index arrays."""
+
+    __props__ = ("idx", "mode")
+    MODES = ("set", "add", "mul", "min", "max")
+
+    def __init__(self, idx: tuple, mode: str = "set"):
+        if mode not in self.MODES:
+            raise ValueError(f"AdvancedIncSubtensor: mode must be one of {self.MODES}, got {mode!r}")
+        self.idx = tuple(idx)
+        self.mode = mode
+
+    def __str__(self) -> str:
+        return f"AdvancedIncSubtensor{{idx={_fmt_advanced(self.idx)}, mode={self.mode}}}"
+
+    __repr__ = __str__
+
+    def make_node(self, x: Any, v: Any, *indices: Any) -> Apply:
+        x = as_variable(x)
+        v = as_variable(v)
+        indices = [as_variable(i) for i in indices]
+        if v.dtype != x.dtype:
+            raise TypeError(f"{self}: input 'v' must have the dtype of 'x' ({x.dtype}), got {v.dtype}")
+        if self.mode in ("min", "max") and is_complex(x.dtype):
+            raise TypeError(f"{self}: complex inputs have no {self.mode}imum, got 'x' of dtype {x.dtype}")
+        index_shape = _check_advanced(self, x, indices)
+        target, _, _ = advanced_shapes(self.idx, x.shape, index_shape)
+        if v.ndim > len(target) or any(
+            a is not None and b is not None and a != 1 and a != b
+            for a, b in zip(v.shape[::-1], target[::-1])
+        ):
+            raise ValueError(f"{self}: input 'v' of shape {tuple(v.shape)} does not broadcast to the "
+                             f"indexed shape {tuple(target)}")
+        return Apply(self, [x, v, *indices], [x.type])
+
+    def perform(self, node, inputs):
+        x, v, *arrays = inputs
+        out = np.array(x, copy=True)
+        key = _index_key(self.idx, arrays)
+        if self.mode == "set":
+            out[key] = v
+        else:
+            target = np.broadcast_to(v, out[key].shape)
+            with np.errstate(invalid="ignore"):
+                _UFUNCS[self.mode].at(out, key, target)
+        return [out]
+
+
+# --- index normalization -----------------------------------------------------------
 def _index_int(v: Any, what: str) -> int:
     try:
         return operator.index(v)
@@ -89,10 +276,42 @@ def _index_int(v: Any, what: str) -> int:
         raise TypeError(f"getitem: {what} must be integers or None, got {v!r}") from None
 
 
-def _normalize(idx: Any, ndim: int) -> tuple:
-    """The Subtensor entries for the NumPy basic index ``idx`` on an input of rank ``ndim``."""
+def _is_array_index(item: Any) -> bool:
+    if isinstance(item, Variable):
+        return True
+    if isinstance(item, np.ndarray):
+        return item.ndim > 0 or item.dtype.kind not in "iu"
+    return isinstance(item, (list, tuple))
+
+
+def _index_array(item: Any, what: str) -> Variable:
+    """The index Variable of an array-like index entry."""
+    if isinstance(item, Variable):
+        v = item
+    else:
+        arr = np.asarray(item)
+        if arr.size == 0 and arr.dtype.kind == "f":  # NumPy reads [] as an empty intp index
+            arr = arr.astype(np.int64)
+        v = Constant(arr)
+    if v.dtype == np.bool_:
+        raise NotImplementedError(
+            f"{what}: boolean (mask) indices give value-dependent shapes and are not supported by "
+            "indexing; use nonzero() on the mask"
+        )
+    if v.dtype.kind not in "iu":
+        raise IndexError(f"{what}: arrays used as indices must be of integer type, got {v.dtype}")
+    return v
+
+
+def _normalize(idx: Any, ndim: int, advanced: bool | None = None) -> tuple[tuple, list[Variable]]:
+    """The Subtensor entries for the NumPy index ``idx`` on an input of rank ``ndim``, and
+    its index arrays. With any array in ``idx`` (or ``advanced=True``) ints become 0-d index
+    arrays and each array entry is ``ARRAY``."""
     items = idx if isinstance(idx, tuple) else (idx,)
+    if advanced is None:
+        advanced = any(_is_array_index(item) for item in items)
     entries: list = []
+    arrays: list[Variable] = []
     ellipsis_at = None
     for item in items:
         if item is Ellipsis:
@@ -109,23 +328,21 @@ def _normalize(idx: Any, ndim: int) -> tuple:
             entries.append((start, stop, step))
         elif isinstance(item, (bool, np.bool_)):
             raise NotImplementedError(
-                "getitem: boolean indices are advanced indexing, which is not supported yet"
+                "getitem: boolean indices give value-dependent shapes and are not supported by indexing"
             )
-        elif isinstance(item, (int, np.integer)):
-            entries.append(int(item))
-        elif isinstance(item, (Variable, np.ndarray, list, tuple)):
-            if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu":
+        elif isinstance(item, (int, np.integer, np.ndarray)) and not _is_array_index(item):
+            if advanced:
+                entries.append(ARRAY)
+                arrays.append(Constant(np.int64(int(item))))
+            else:
                 entries.append(int(item))
-                continue
-            what = "a graph value" if isinstance(item, Variable) else f"a {type(item).__name__}"
-            raise NotImplementedError(
-                f"getitem: indexing with {what} is advanced indexing, which is not supported yet; "
-                f"use ints, slices, None and Ellipsis"
-            )
+        elif _is_array_index(item):
+            entries.append(ARRAY)
+            arrays.append(_index_array(item, "getitem"))
         else:
             raise IndexError(
-                "getitem: only integers, slices (`:`), ellipsis (`...`) and numpy.newaxis (`None`) are valid "
-                f"indices, got {item!r}"
+                "getitem: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                f"integer arrays are valid indices, got {item!r}"
             )
     consumed = sum(e is not None for e in entries)
     if consumed > ndim:
@@ -134,16 +351,292 @@ def _normalize(idx: Any, ndim: int) -> tuple:
         )
     fill = [_FULL] * (ndim - consumed)
     if ellipsis_at is None:
-        return tuple(entries + fill)
-    return tuple(entries[:ellipsis_at] + fill + entries[ellipsis_at:])
+        return tuple(entries + fill), arrays
+    return tuple(entries[:ellipsis_at] + fill + entries[ellipsis_at:]), arrays
 
 
 def getitem(x: Any, idx: Any) -> Variable:
-    """``x[idx]`` with NumPy's basic indexing: ints, slices, None, Ellipsis and tuples of them.
+    """``x[idx]`` with NumPy's indexing: ints, slices, None, Ellipsis, integer arrays (NumPy
+    arrays, lists, integer graph values) and tuples of them.
 
     Raises:
-        IndexError: an int out of bounds, too many indices, two ellipses, an invalid index.
-        NotImplementedError: array, list, bool or graph-value indices (advanced indexing).
+        IndexError: an int or constant index out of bounds, too many indices, two ellipses,
+            index arrays that do not broadcast, an invalid index.
+        NotImplementedError: boolean indices mixed with other indices.
+
+    A single boolean array ``x[mask]`` selects on the host (``boolean_mask``): its
+    length depends on the values.
     """
     x = as_variable(x)
-    return Subtensor(_normalize(idx, x.ndim))(x)
+    if _is_mask(idx):
+        # the result's length depends on the mask's values: a host op
+        from .dynamic import boolean_mask
+        return boolean_mask(x, idx)
+    entries, arrays = _normalize(idx, x.ndim)
+    if arrays:
+        return AdvancedSubtensor(entries)(x, *arrays)
+    return Subtensor(entries)(x)
+
+
+def _is_mask(idx: Any) -> bool:
+    """A single boolean array index (a graph value or a NumPy array)."""
+    return (isinstance(idx, Variable) or isinstance(idx, np.ndarray)) and idx.dtype == np.bool_ \
+        and idx.ndim > 0
+
+
+# --- updates at indices ------------------------------------------------------------
+def _update_entries(x: Variable, entries: tuple, arrays: list[Variable], v: Any, mode: str) -> Variable:
+    return AdvancedIncSubtensor(entries, mode)(x, as_variable(v, x.dtype), *arrays)
+
+
+def _update(x: Any, idx: Any, v: Any, mode: str) -> Variable:
+    x = as_variable(x)
+    entries, arrays = _normalize(idx, x.ndim, advanced=True)
+    return _update_entries(x, entries, arrays, v, mode)
+
+
+class _IndexUpdateRef:
+    """``at(x)[idx]``: ``.set(v)``, ``.add(v)``, ``.multiply(v)``, ``.min(v)``, ``.max(v)``."""
+
+    __slots__ = ("x", "idx")
+
+    def __init__(self, x: Variable, idx: Any):
+        self.x, self.idx = x, idx
+
+    def set(self, v: Any) -> Variable:
+        return _update(self.x, self.idx, v, "set")
+
+    def add(self, v: Any) -> Variable:
+        return _update(self.x, self.idx, v, "add")
+
+    def multiply(self, v: Any) -> Variable:
+        return _update(self.x, self.idx, v, "mul")
+
+    def min(self, v: Any) -> Variable:
+        return _update(self.x, self.idx, v, "min")
+
+    def max(self, v: Any) -> Variable:
+        return _update(self.x, self.idx, v, "max")
+
+
+class _IndexUpdateHelper:
+    __slots__ = ("x",)
+
+    def __init__(self, x: Variable):
+        self.x = x
+
+    def __getitem__(self, idx: Any) -> _IndexUpdateRef:
+        return _IndexUpdateRef(self.x, idx)
+
+
+def at(x: Any) -> _IndexUpdateHelper:
+    """Functional updates at indices, as jax's ``x.at``: ``at(x)[idx].set(v)`` (or ``.add``,
+    ``.multiply``, ``.min``, ``.max``) is a copy of ``x`` updated at ``x[idx]``."""
+    return _IndexUpdateHelper(as_variable(x))
+
+
+def _source_index(y: Variable, what: str) -> tuple[Variable, tuple, list[Variable]]:
+    """``x``, the index entries and the index arrays of ``y = x[idx]``."""
+    node = y.owner
+    if node is None or not isinstance(node.op, (Subtensor, AdvancedSubtensor)):
+        raise TypeError(f"{what}: the first argument must be an indexing result x[idx], got {y!r}")
+    x, *arrays = node.inputs
+    if isinstance(node.op, AdvancedSubtensor):
+        return x, node.op.idx, arrays
+    entries = []
+    for e in node.op.idx:
+        if e is None or _is_slice(e):
+            entries.append(e)
+        else:
+            entries.append(ARRAY)
+            arrays.append(Constant(np.int64(e)))
+    return x, tuple(entries), arrays
+
+
+def set_subtensor(y: Variable, v: Any) -> Variable:
+    """PyTensor's ``set_subtensor(x[idx], v)``: ``at(x)[idx].set(v)``."""
+    x, entries, arrays = _source_index(y, "set_subtensor")
+    return _update_entries(x, entries, arrays, v, "set")
+
+
+def inc_subtensor(y: Variable, v: Any) -> Variable:
+    """PyTensor's ``inc_subtensor(x[idx], v)``: ``at(x)[idx].add(v)``."""
+    x, entries, arrays = _source_index(y, "inc_subtensor")
+    return _update_entries(x, entries, arrays, v, "add")
+
+
+# --- gather-like builders ----------------------------------------------------------
+def _known_dim(x: Variable, axis: int, op: str) -> int:
+    d = x.shape[axis]
+    if d is None:
+        raise ValueError(f"{op}: axis {axis} of 'x' must have a known size, got shape {tuple(x.shape)}")
+    return d
+
+
+def _bounded(i: Variable, n: int, mode: str | None, op: str) -> Variable:
+    """Index ``i`` into a dim of size ``n`` under NumPy's ``mode``: 'raise' (or None) keeps it
+    (indexing semantics), 'wrap' takes it modulo ``n``, 'clip' clips it into [0, n-1]."""
+    from . import elemwise as ew
+    if mode in (None, "raise"):
+        return i
+    if mode == "wrap":
+        return ew.remainder(i, n) if n else i
+    if mode == "clip":
+        return ew.clip(i, 0, max(n - 1, 0))
+    raise ValueError(f"{op}: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+
+
+def _int_index(i: Any, op: str, what: str = "indices") -> Variable:
+    i = _index_array(i, op) if not isinstance(i, (int, np.integer)) else Constant(np.int64(i))
+    if i.dtype.kind not in "iu":
+        raise TypeError(f"{op}: {what} must have an integer dtype, got {i.dtype}")
+    return i
+
+
+def take(x: Any, indices: Any, axis: int | None = None, mode: str | None = None) -> Variable:
+    """numpy.take: ``x[..., indices, ...]`` along ``axis`` (``None``: of the flattened ``x``).
+    ``mode``: 'raise' (default; out of range clamps on a device), 'wrap' or 'clip'."""
+    from . import shape as sh
+    x = as_variable(x)
+    if axis is None:
+        x = sh.reshape(x, -1)
+        axis = 0
+    axis = normalize_axis(axis, x.ndim, "take")
+    indices = _int_index(indices, "take")
+    if mode not in (None, "raise"):
+        indices = _bounded(indices, _known_dim(x, axis, "take"), mode, "take")
+    return getitem(x, (slice(None),) * axis + (indices,))
+
+
+def _along_axis_index(arr: Variable, indices: Variable, axis: int, op: str) -> tuple:
+    if indices.ndim != arr.ndim:
+        raise ValueError(f"{op}: 'indices' and 'arr' must have the same number of dimensions, "
+                         f"got {indices.ndim} and {arr.ndim}")
+    idx = []
+    for d in range(arr.ndim):
+        if d == axis:
+            idx.append(indices)
+            continue
+        n = _known_dim(arr, d, op)
+        shape = [1] * arr.ndim
+        shape[d] = n
+        idx.append(Constant(np.arange(n, dtype=np.int64).reshape(shape)))
+    return tuple(idx)
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Variable:
+    """numpy.take_along_axis: ``arr`` gathered at ``indices`` along ``axis`` (``None``: of the
+    flattened ``arr``, with 1-d ``indices``); the other dims broadcast."""
+    from . import shape as sh
+    arr = as_variable(arr)
+    indices = _int_index(indices, "take_along_axis")
+    if axis is None:
+        arr = sh.reshape(arr, -1)
+        axis = 0
+    axis = normalize_axis(axis, arr.ndim, "take_along_axis")
+    return getitem(arr, _along_axis_index(arr, indices, axis, "take_along_axis"))
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Variable:
+    """Functional numpy.put_along_axis: a copy of ``arr`` with ``values`` written at
+    ``indices`` along ``axis`` (``None``: of the flattened ``arr``)."""
+    from . import shape as sh
+    arr = as_variable(arr)
+    indices = _int_index(indices, "put_along_axis")
+    flat = axis is None
+    target = sh.reshape(arr, -1) if flat else arr
+    axis = normalize_axis(0 if flat else axis, target.ndim, "put_along_axis")
+    out = at(target)[_along_axis_index(target, indices, axis, "put_along_axis")].set(values)
+    return sh.reshape(out, arr.shape) if flat else out
+
+
+def one_hot(indices: Any, depth: int, dtype: Any = "float64", axis: int = -1) -> Variable:
+    """One-hot encoding: 1 where ``indices == k`` along a new axis of size ``depth`` (placed at
+    ``axis`` of the result), else 0; indices outside [0, depth) give all zeros."""
+    from . import elemwise as ew
+    from . import shape as sh
+    indices = _int_index(indices, "one_hot")
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)) or depth < 0:
+        raise ValueError(f"one_hot: depth must be a non-negative int, got {depth!r}")
+    axis = normalize_axis(axis, indices.ndim + 1, "one_hot")
+    shape = [1] * (indices.ndim + 1)
+    shape[axis] = int(depth)
+    classes = Constant(np.arange(int(depth), dtype=np.int64).reshape(shape))
+    hot = ew.equal(sh.expand_dims(ew.astype(indices, "int64"), axis), classes)
+    return ew.astype(hot, dtype)
+
+
+def _check_constant_range(i: Variable, n: int, op: str, what: str) -> None:
+    if isinstance(i, Constant) and i.data.size and (i.data.min() < 0 or i.data.max() >= n):
+        bad = i.data.min() if i.data.min() < 0 else i.data.max()
+        raise ValueError(f"{op}: {what} {bad} is out of bounds for a dim of size {n}")
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Variable, ...]:
+    """numpy.unravel_index (C order): the int64 coordinates of flat ``indices`` in an array of
+    the static ``shape``. Out-of-range indices raise for constants; graph values are not checked."""
+    from . import elemwise as ew
+    dims = tuple(int(operator.index(d)) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    indices = _int_index(indices, "unravel_index")
+    _check_constant_range(indices, int(np.prod(dims)), "unravel_index", "index")
+    rest = ew.astype(indices, "int64")
+    coords = []
+    for n in reversed(dims):
+        if n == 0:
+            raise ValueError("unravel_index: cannot unravel into an empty shape")
+        coords.append(ew.remainder(rest, n))
+        rest = ew.floor_divide(rest, n)
+    return tuple(reversed(coords))
+
+
+def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise") -> Variable:
+    """numpy.ravel_multi_index (C order) of a tuple of integer index arrays into the static
+    ``dims``; ``mode`` 'raise' (constants are checked), 'wrap' or 'clip'. Returns int64."""
+    from . import elemwise as ew
+    dims = tuple(int(operator.index(d)) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    if len(multi_index) != len(dims):
+        raise ValueError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims")
+    flat = None
+    stride = 1
+    for i, n in zip(reversed(list(multi_index)), reversed(dims)):
+        i = _int_index(i, "ravel_multi_index", "index arrays")
+        if mode == "raise":
+            _check_constant_range(i, n, "ravel_multi_index", "index")
+        term = ew.multiply(ew.astype(_bounded(i, n, mode, "ravel_multi_index"), "int64"), stride)
+        flat = term if flat is None else ew.add(flat, term)
+        stride *= n
+    return flat
+
+
+# --- searchsorted ------------------------------------------------------------------
+class SearchSorted(Op):
+    """numpy.searchsorted of ``v`` in the sorted 1-d ``a`` (NaNs sort last): for each element
+    of ``v`` the number of elements of ``a`` ordered before it (``side="left"``) or not after
+    it (``"right"``). Result: int64 of ``v``'s shape."""
+
+    __props__ = ("side",)
+
+    def __init__(self, side: str = "left"):
+        if side not in ("left", "right"):
+            raise ValueError(f"SearchSorted: side must be 'left' or 'right', got {side!r}")
+        self.side = side
+
+    def make_node(self, a: Any, v: Any) -> Apply:
+        a, v = as_variable(a), as_variable(v)
+        if a.ndim != 1:
+            raise ValueError(f"{self}: input 'a' must be 1-d, got shape {tuple(a.shape)}")
+        if a.dtype != v.dtype:
+            raise TypeError(f"{self}: inputs 'a' and 'v' must have one dtype, got {a.dtype} and {v.dtype}")
+        if is_complex(a.dtype):
+            raise TypeError(f"{self}: complex inputs are not supported, got {a.dtype}")
+        return Apply(self, [a, v], [TensorType("int64", v.shape)])
+
+    def perform(self, node, inputs):
+        a, v = inputs
+        return [np.asarray(np.searchsorted(a, v, side=self.side), dtype=np.int64)]
+
+
+def searchsorted(a: Any, v: Any, side: str = "left") -> Variable:
+    """numpy.searchsorted(a, v, side) for a sorted 1-d ``a`` (dtypes promoted as NumPy does)."""
+    dt = result_type(a, v)
+    return SearchSorted(side)(as_variable(a, dt), as_variable(v, dt))

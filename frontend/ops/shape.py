@@ -580,6 +580,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Va
         TypeError: a bound is a graph value; bool results longer than 2.
         ValueError: ``step`` is zero; the length is NaN or too large.
     """
+    if any(isinstance(b, Variable) for b in (start, stop, step)):
+        from .dynamic import dynamic_arange
+        return dynamic_arange(start, stop, step, dtype)
     start = _static_number(start, "start")
     if stop is None:
         start, stop = 0, start
@@ -596,5 +599,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = "float64") -> Var
         N: rows. M: columns (default ``N``). k: the diagonal (0 main, > 0 above, < 0 below).
         dtype: the result dtype (float64 unless given).
     """
+    if any(isinstance(b, Variable) for b in (N, M, k)):
+        from .dynamic import dynamic_eye
+        return dynamic_eye(N, M, k, dtype)
     k = operator.index(k)
     return Eye(N, N if M is None else M, k, dtype)()

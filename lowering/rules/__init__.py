@@ -1,4 +1,5 @@
 """Lowering rules, one module per op family (mirrors frontend/ops); importing
 this package registers them all."""
 
-from . import assertion, control, elemwise, indexing, linalg, random, reduction, shape, sort  # noqa: F401
+from . import (assertion, construct, control, conv, elemwise, indexing, linalg, random,  # noqa: F401
+               reduction, shape, sort)

@@ -442,9 +442,11 @@ def test_arange_errors(args, kwargs, err, match):
         hg.arange(*args, **kwargs)
 
 
-def test_arange_rejects_graph_bounds():
-    with pytest.raises(TypeError, match="stop must be a static Python number"):
-        hg.arange(0, hg.scalar("n", "int64"))
+def test_arange_with_graph_bounds_runs_on_the_host():
+    y = hg.arange(0, hg.scalar("n", "int64"))
+    assert type(y.owner.op).__name__ == "DynamicArange" and y.shape == (None,)
+    with pytest.raises(TypeError, match="arange: stop must be a number, got str"):
+        hg.arange(0, "ten")
 
 
 # --- eye --------------------------------------------------------------------------------

@@ -133,3 +133,16 @@ def test_segmented_compiled_checks_arguments_and_returns_device_arrays():
     assert not isinstance(pos, np.ndarray) and not isinstance(dbl, np.ndarray)
     np.testing.assert_array_equal(np.asarray(pos), [1, 2])
     np.testing.assert_array_equal(np.asarray(dbl), v * 2)
+
+
+@pytest.mark.parametrize("fill", ["some", "none", "all"])
+def test_numpy_names_dispatch_to_host_ops_for_graph_values(fill, rng):
+    x = hg.tensor("x", (6,), "float64")
+    n = hg.scalar("n", "int64")
+    r = hg.tensor("r", (6,), "int64")
+    y = hg.exp(x)
+    outs = [y[x > 0] * 2, hg.eye(n) + 1, hg.arange(n) * 3, hg.tri(n, n + 1), hg.repeat(x, r),
+            hg.linspace(0.0, 1.0, n), hg.sum(x.at[1].set(7.0))]
+    g = hg.Graph([x, n, r], outs)
+    v = {"some": rng.normal(size=6), "none": -np.ones(6), "all": np.full(6, 2.0)}[fill]
+    compare_with_perform(g, [v, np.int64(4 if fill != "none" else 0), np.array([0, 1, 2, 0, 3, 1])])

@@ -1,0 +1,52 @@
+# RUN: %PYTHON %s | filecheck %s
+import numpy as np
+
+import hlograph as hg
+import hlograph.lowering.rules.construct  # noqa: F401
+from hlograph.frontend.ops import construct as cs
+from hlograph.testing import print_ir
+
+# CHECK-LABEL: TEST: pad_constant float32[2,3]
+# CHECK: %[[V:.+]] = stablehlo.constant dense<1.500000e+00> : tensor<f32>
+# CHECK: stablehlo.pad %arg0, %[[V]], low = [1, 0], high = [0, 2], interior = [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
+x = hg.tensor("x", (2, 3), "float32")
+print_ir("pad_constant", hg.Graph([x], cs.pad(x, ((1, 0), (0, 2)), constant_values=1.5)))
+
+# A graph value as the padding value.
+# CHECK-LABEL: TEST: pad_graph_value int8[4]
+# CHECK: stablehlo.pad %arg0, %arg1, low = [2], high = [2], interior = [0] : (tensor<4xi8>, tensor<i8>) -> tensor<8xi8>
+x = hg.tensor("x", (4,), "int8")
+c = hg.scalar("c", "int8")
+print_ir("pad_graph_value", hg.Graph([x, c], cs.pad(x, 2, constant_values=c)))
+
+# Other modes gather the elements NumPy picks.
+# CHECK-LABEL: TEST: pad_reflect float32[4]
+# CHECK: %[[I:.+]] = stablehlo.constant dense<{{\[\[}}2], [1], [0], [1], [2], [3], [2]]> : tensor<7x1xi64>
+# CHECK: "stablehlo.gather"(%arg0, %[[I]])
+# CHECK-SAME: -> tensor<7xf32>
+x = hg.tensor("x", (4,), "float32")
+print_ir("pad_reflect", hg.Graph([x], cs.pad(x, (2, 1), "reflect")))
+
+# roll is two slices and a concatenate.
+# CHECK-LABEL: TEST: roll float64[5]
+# CHECK: %[[A:.+]] = stablehlo.slice %arg0 [3:5] : (tensor<5xf64>) -> tensor<2xf64>
+# CHECK: %[[B:.+]] = stablehlo.slice %arg0 [0:3] : (tensor<5xf64>) -> tensor<3xf64>
+# CHECK: stablehlo.concatenate %[[A]], %[[B]], dim = 0 : (tensor<2xf64>, tensor<3xf64>) -> tensor<5xf64>
+x = hg.tensor("x", (5,), "float64")
+print_ir("roll", hg.Graph([x], cs.roll(x, 2)))
+
+# tile broadcasts a reshaped input and merges dims.
+# CHECK-LABEL: TEST: tile float32[2,3]
+# CHECK: %[[R:.+]] = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<1x2x1x3xf32>
+# CHECK: %[[B:.+]] = stablehlo.broadcast_in_dim %[[R]], dims = [0, 1, 2, 3] : (tensor<1x2x1x3xf32>) -> tensor<2x2x2x3xf32>
+# CHECK: stablehlo.reshape %[[B]] : (tensor<2x2x2x3xf32>) -> tensor<4x6xf32>
+x = hg.tensor("x", (2, 3), "float32")
+print_ir("tile", hg.Graph([x], cs.tile(x, (2, 2))))
+
+# Shapes are static once lowered: shape_of is a constant, specify_shape no op at all.
+# CHECK-LABEL: TEST: shape_of float32[?,3]
+# CHECK: %[[S:.+]] = stablehlo.constant dense<[4, 3]> : tensor<2xi64>
+# CHECK: return %[[S]], %arg0 : tensor<2xi64>, tensor<4x3xf32>
+x = hg.tensor("x", (None, 3), "float32")
+print_ir("shape_of", hg.Graph([x], [cs.shape_of(x), cs.specify_shape(x, (4, 3))]),
+         np.zeros((4, 3), np.float32))
