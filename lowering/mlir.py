@@ -258,3 +258,30 @@ def array_device(value):
     devices = value.sharding.device_set
     return next(iter(devices)) if len(devices) == 1 else None
 
+
+
+# --- Borrowing jax's lowering (lowering/bridge.py) ----------------------------------
+# Where StableHLO has no op (LAPACK-backed decompositions), hlograph lowers a
+# jax.numpy / jax.scipy function with jax and merges the result into its module.
+import jax.numpy as jnp  # noqa: E402
+import jax.scipy.linalg as jsp_linalg  # noqa: E402
+
+#: ``merge_mlir_modules(dst, sym_name, src)``: moves ``src``'s functions into ``dst``
+#: (renamed apart, private) and returns the new name of ``src``'s ``@main``
+merge_mlir_modules = _jax_mlir.merge_mlir_modules
+
+
+def jax_stablehlo_text(fn, arg_types) -> str:
+    """The StableHLO module (text) that ``jax.jit(fn)`` lowers to for arguments of
+    ``arg_types`` (TensorTypes), with 64-bit types enabled for this thread only."""
+    specs = [jax.ShapeDtypeStruct(tuple(t.shape), t.dtype) for t in arg_types]
+    prev = swap_x64_local(True)
+    try:
+        lowered = jax.jit(fn).lower(*specs)
+    finally:
+        set_x64_local(prev)
+    # the full text (no elided constants), without jax's source locations
+    return lowered.compiler_ir("stablehlo").operation.get_asm(large_elements_limit=None)
+
+
+__all__ += ["jnp", "jsp_linalg", "merge_mlir_modules", "jax_stablehlo_text"]

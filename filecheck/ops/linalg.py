@@ -73,3 +73,60 @@ product("dot_scalar", hg.dot, (), (3,), "complex64")
 # CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [1, 2] x [1, 0]
 # CHECK-SAME: -> tensor<2x5xf32>
 product("tensordot_axes", lambda a, b: hg.tensordot(a, b, ([1, -1], [1, 0])), (2, 3, 4), (4, 3, 5))
+
+
+def unary(name, fn, shape, dtype="float32"):
+    a = hg.tensor("a", shape, dtype)
+    print_ir(name, hg.Graph([a], fn(a)))
+
+
+# CHECK-LABEL: TEST: einsum_chain float32[2,3]
+# CHECK: %[[D:.+]] = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0]
+# CHECK-SAME: -> tensor<2x4xf32>
+# CHECK: stablehlo.transpose %[[D]], dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
+product("einsum_chain", lambda a, b: hg.einsum("ij,jk->ki", a, b), (2, 3), (3, 4))
+
+# CHECK-LABEL: TEST: einsum_diagonal float32[3,3,2]
+# CHECK: %[[T:.+]] = stablehlo.transpose %arg0, dims = [2, 0, 1]
+# CHECK: %[[R:.+]] = stablehlo.reshape %[[T]] : (tensor<2x3x3xf32>) -> tensor<2x9xf32>
+# CHECK: %[[S:.+]] = stablehlo.slice %[[R]] [0:2, 0:9:4] : (tensor<2x9xf32>) -> tensor<2x3xf32>
+# CHECK: stablehlo.reduce(%[[S]] init: {{.*}}) applies stablehlo.add across dimensions = [1]
+# CHECK-SAME: -> tensor<2xf32>
+unary("einsum_diagonal", lambda a: hg.einsum("iij->j", a), (3, 3, 2))
+
+# CHECK-LABEL: TEST: outer float64[3]
+# CHECK: stablehlo.dot_general %arg0, %arg1, contracting_dims = [] x []
+# CHECK-SAME: (tensor<3xf64>, tensor<4xf64>) -> tensor<3x4xf64>
+product("outer", hg.outer, (3,), (4,), "float64")
+
+# The decompositions call jax's lowering (LAPACK custom calls on CPU), merged as
+# private functions.
+# CHECK-LABEL: TEST: cholesky float64[3,3]
+# CHECK: %[[C:.+]] = call @[[F:jax_cholesky.*]](%arg0) : (tensor<3x3xf64>) -> tensor<3x3xf64>
+# CHECK: func.func private @[[F]](%arg0: tensor<3x3xf64>) -> tensor<3x3xf64>
+# CHECK: stablehlo.custom_call @lapack_dpotrf_ffi
+unary("cholesky", hg.cholesky, (3, 3), "float64")
+
+# CHECK-LABEL: TEST: qr float32[4,3]
+# CHECK: call @[[F:jax_qr.*]](%arg0) : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
+# CHECK: func.func private @[[F]]
+# CHECK: stablehlo.custom_call @lapack_sgeqrf_ffi
+# CHECK: stablehlo.custom_call @lapack_sorgqr_ffi
+unary("qr", hg.qr, (4, 3))
+
+# CHECK-LABEL: TEST: eigh complex64[2,3,3]
+# CHECK: call @[[F:jax_eigh.*]](%arg0) : (tensor<2x3x3xcomplex<f32>>) -> (tensor<2x3xf32>, tensor<2x3x3xcomplex<f32>>)
+# CHECK: stablehlo.custom_call @lapack_cheevd_ffi
+unary("eigh", hg.eigh, (2, 3, 3), "complex64")
+
+# CHECK-LABEL: TEST: svd_values float64[4,3]
+# CHECK: call @[[F:jax_svd.*]](%arg0) : (tensor<4x3xf64>) -> tensor<3xf64>
+# CHECK: stablehlo.custom_call @lapack_dgesdd_ffi
+unary("svd_values", hg.svdvals, (4, 3), "float64")
+
+# CHECK-LABEL: TEST: inv_twice float64[3,3]
+# CHECK: call @[[F:jax_inv.*]](%arg0)
+# CHECK: call @[[F]](%{{.+}})
+# CHECK: func.func private @[[F]]
+# CHECK-NOT: func.func private @jax_inv
+unary("inv_twice", lambda a: hg.inv(hg.inv(a)), (3, 3), "float64")

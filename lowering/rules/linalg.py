@@ -1,15 +1,21 @@
-"""Lowering of DotGeneral (matmul, dot, tensordot) to ``stablehlo.dot_general``."""
+"""Lowering of DotGeneral (matmul, dot, tensordot) to ``stablehlo.dot_general``, and
+of the decompositions through jax's lowering (lowering/bridge.py): StableHLO has
+no op for them, jax lowers them to LAPACK custom calls on CPU."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...frontend.ops.linalg import HALF_DTYPES, DotGeneral
+from ...frontend.ops.linalg import (
+    HALF_DTYPES, LU, QR, SVD, Cholesky, ChoSolve, Det, DotGeneral, Eig, Eigh, Expm, Inv,
+    LUFactor, Pinv, Slogdet, Solve, SolveSylvester, SolveTriangular,
+)
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import convert
-from ..mlir import element_type, hlo, i64_array, ir, tensor_type
+from ..bridge import lower_with_jax
+from ..mlir import element_type, hlo, i64_array, ir, jnp, jsp_linalg, tensor_type
 from ..registry import register
 
 
@@ -114,3 +120,58 @@ def lower_dot_general(ctx: LoweringContext, a: ir.Value, b: ir.Value) -> list[ir
     if perm != sorted(perm):
         result = hlo.transpose(result, i64_array(perm))
     return [convert(result, TensorType(acc_dtype, out.shape), out.dtype)]
+
+
+# --- decompositions: jax.numpy / jax.scipy functions, lowered by jax ------------------
+def _rhs(op) -> str:
+    return "(n)" if op.b_vector else "(n,k)"
+
+
+#: Op class -> (op, input types) -> the jax function computing the node's outputs;
+#: the function depends only on the op's props and the input types (the bridge's key)
+JAX_FUNCTIONS = {
+    Cholesky: lambda op, ts: lambda a: jnp.linalg.cholesky(a, upper=op.upper, symmetrize_input=False),
+    QR: lambda op, ts: lambda a: jnp.linalg.qr(a, mode=op.mode),
+    SVD: lambda op, ts: lambda a: jnp.linalg.svd(a, full_matrices=op.full_matrices,
+                                                 compute_uv=op.compute_uv),
+    Eigh: lambda op, ts: lambda a: (
+        jnp.linalg.eigh(a, UPLO=op.uplo, symmetrize_input=False) if op.compute_v
+        else jnp.linalg.eigh(a, UPLO=op.uplo, symmetrize_input=False)[0]),
+    Eig: lambda op, ts: lambda a: jnp.linalg.eig(a) if op.compute_v else jnp.linalg.eigvals(a),
+    Inv: lambda op, ts: jnp.linalg.inv,
+    Pinv: lambda op, ts: lambda a: jnp.linalg.pinv(
+        a, rtol=op.tolerance(ts[0].dtype, *ts[0].shape[-2:]), hermitian=op.hermitian),
+    Det: lambda op, ts: jnp.linalg.det,
+    Slogdet: lambda op, ts: lambda a: tuple(jnp.linalg.slogdet(a)),
+    Solve: lambda op, ts: jnp.vectorize(jnp.linalg.solve, signature=f"(n,n),{_rhs(op)}->{_rhs(op)}"),
+    SolveTriangular: lambda op, ts: jnp.vectorize(
+        lambda a, b: jsp_linalg.solve_triangular(a, b, trans=op.trans, lower=op.lower,
+                                                 unit_diagonal=op.unit_diagonal),
+        signature=f"(n,n),{_rhs(op)}->{_rhs(op)}"),
+    ChoSolve: lambda op, ts: jnp.vectorize(
+        lambda c, b: jsp_linalg.cho_solve((c, op.lower), b),
+        signature=f"(n,n),{_rhs(op)}->{_rhs(op)}"),
+    LUFactor: lambda op, ts: jsp_linalg.lu_factor,
+    LU: lambda op, ts: jnp.vectorize(jsp_linalg.lu, signature="(m,n)->(m,m),(m,k),(k,n)"),
+    Expm: lambda op, ts: jnp.vectorize(jsp_linalg.expm, signature="(n,n)->(n,n)"),
+    SolveSylvester: lambda op, ts: jnp.vectorize(
+        jsp_linalg.solve_sylvester, signature="(n,n),(m,m),(n,m)->(n,m)"),
+}
+
+
+def _as_tuple(fn):
+    def wrapped(*args):
+        out = fn(*args)
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    return wrapped
+
+
+def lower_linalg(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
+    """One rule for every decomposition: jax's lowering of its JAX_FUNCTIONS entry."""
+    fn = JAX_FUNCTIONS[type(ctx.op)](ctx.op, ctx.in_types)
+    return lower_with_jax(ctx, _as_tuple(fn), *operands)
+
+
+lower_linalg.jax_bridge = True  # listed as "jax bridge" in the coverage table
+for _cls in JAX_FUNCTIONS:
+    register(_cls)(lower_linalg)

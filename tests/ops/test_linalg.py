@@ -1,13 +1,16 @@
-"""matmul, dot, tensordot (one DotGeneral Op): compiled results against perform,
-perform against NumPy, dtypes, shapes (0-d, 1-D, size 0, broadcast stacks), errors."""
+"""matmul, dot, tensordot (one DotGeneral Op), einsum, outer, matrix_power, norm and
+the decompositions: compiled results against perform, perform against NumPy/SciPy,
+dtypes, shapes (0-d, 1-D, size 0, broadcast stacks), errors. Decompositions that are
+unique only up to signs or phases are checked by reconstruction."""
 
 import ml_dtypes
 import numpy as np
 import pytest
+import scipy.linalg  # (a dependency of jax)
 
 import hlograph as hg
 from hlograph.frontend.ops.linalg import DotGeneral
-from hlograph.tests.helpers import compare_with_perform, random_array
+from hlograph.tests.helpers import assert_same, compare_with_perform, random_array
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMPLEX = ["complex64", "complex128"]
@@ -291,3 +294,407 @@ def test_dot_general_make_node_checks():
 def test_dot_general_str_names_dims():
     assert str(DotGeneral(((1,), (0,)), ((0,), ()))) == \
         "DotGeneral{contracting=((1,), (0,)), batch=((0,), ())}"
+
+
+# --- einsum ----------------------------------------------------------------------------
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("ba,aB", [(2, 3), (3, 4)]),             # implicit output: ASCII order (B before b)
+    ("ij->ji", [(2, 3)]),
+    ("ij->", [(2, 3)]),
+    ("ij->j", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("iij->ji", [(3, 3, 2)]),
+    ("iii->i", [(2, 2, 2)]),
+    ("i,i", [(3,), (3,)]),
+    ("i,i", [(1,), (3,)]),                   # size-1 dims broadcast
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij,ij->ij", [(2, 3), (2, 3)]),
+    ("ij,ij->", [(2, 3), (2, 3)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("a...,a->...", [(3, 2, 4), (3,)]),
+    ("...,...->...", [(), (2, 3)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("ab,bc,ca->", [(2, 3), (3, 4), (4, 2)]),
+    ("ijk,kj,i->k", [(2, 3, 4), (4, 3), (2,)]),  # a label shared by three operands
+    ("ij,jk->ik", [(2, 0), (0, 3)]),
+    ("ij,jk->ik", [(0, 2), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("case", EINSUM_CASES, ids=str)
+def test_einsum_cases(case, rng):
+    subscripts, shapes = case
+    _einsum_check(subscripts, shapes, "float64", rng)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int32", "bool"])
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ij,jk->ki", [(2, 3), (3, 4)]),
+    ("iij->j", [(3, 3, 2)]),
+    ("ij,ij,j->i", [(2, 3), (2, 3), (3,)]),
+], ids=str)
+def test_einsum_dtypes(subscripts, shapes, dtype, rng):
+    _einsum_check(subscripts, shapes, dtype, rng)
+
+
+def _einsum_check(subscripts, shapes, dtype, rng):
+    xs = [hg.tensor(f"x{i}", s, dtype) for i, s in enumerate(shapes)]
+    values = _inputs(rng, shapes, dtype)
+    g = hg.Graph(xs, hg.einsum(subscripts, *xs))
+    _, ref = compare_with_perform(g, values, **TOL.get(dtype, {}))
+    assert_same(ref, np.asarray(np.einsum(subscripts, *values)), **TOL.get(dtype, {}))
+
+
+def test_einsum_promotes_operands(rng):
+    a, b = hg.tensor("a", (2, 3), "int8"), hg.tensor("b", (3, 2), "float32")
+    out = hg.einsum("ij,jk", a, b)
+    assert out.dtype == np.einsum("ij,jk", np.ones((2, 3), np.int8), np.ones((3, 2), np.float32)).dtype
+
+
+@pytest.mark.parametrize("subscripts, shapes, match", [
+    ("ij,jk", [(2, 3)], r"einsum: 2 operand subscripts"),
+    ("ij,jk", [(2, 3), (4, 5)], r"einsum: label 'j' has sizes 3 and 4"),
+    ("ij->k", [(2, 3)], r"output subscript 'k' does not appear"),
+    ("ij->ii", [(2, 3)], r"repeat a label"),
+    ("i...->i", [(2, 3)], r"no '...'"),
+    ("ijk", [(2, 3)], r"operand 0 .* has 2 dims but its subscripts 'ijk' name 3"),
+    ("i1", [(2, 3)], r"invalid subscript '1'"),
+], ids=str)
+def test_einsum_rejects_bad_subscripts(subscripts, shapes, match):
+    xs = [hg.tensor(f"x{i}", s, "float32") for i, s in enumerate(shapes)]
+    with pytest.raises(ValueError, match=match):
+        hg.einsum(subscripts, *xs)
+
+
+# --- outer, matrix_power -----------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex128"])
+@pytest.mark.parametrize("shapes", [((3,), (4,)), ((2, 3), (2,)), ((0,), (3,)), ((), (2,))], ids=str)
+def test_outer(shapes, dtype, rng):
+    a, b = _inputs(rng, shapes, dtype)
+    _, ref = _compare(hg.outer, shapes, dtype, rng, values=[a, b])
+    assert_same(ref, np.outer(a, b))
+
+
+@pytest.mark.parametrize("dtype, n", [
+    ("float64", 0), ("float64", 1), ("float64", 2), ("float64", 5), ("float32", 3),
+    ("int32", 3), ("int32", 0), ("complex128", 4), ("float64", -1), ("float64", -3),
+])
+def test_matrix_power(dtype, n, rng):
+    shape = (2, 3, 3)
+    a = random_array(rng, shape, dtype, "small_int" if dtype == "int32" else "normal")
+    if n < 0:
+        a = a + 4 * np.eye(3, dtype=dtype)  # well conditioned
+    x = hg.tensor("a", shape, dtype)
+    g = hg.Graph([x], hg.matrix_power(x, n))
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    _, ref = compare_with_perform(g, [a], **({} if dtype == "int32" else tol))
+    assert_same(ref, np.linalg.matrix_power(a, n), **({} if dtype == "int32" else tol))
+
+
+def test_matrix_power_rejects_bad_input():
+    with pytest.raises(ValueError, match=r"matrix_power: input must be a stack of square matrices"):
+        hg.matrix_power(hg.tensor("a", (2, 3)), 2)
+    with pytest.raises(TypeError, match=r"matrix_power: the exponent must be an integer"):
+        hg.matrix_power(hg.tensor("a", (3, 3)), 1.5)
+
+
+# --- norm ---------------------------------------------------------------------------------
+NORM_CASES = [
+    ((5,), None, None),
+    ((2, 3, 4), None, None),                 # Frobenius of the flattened input
+    ((5,), 1, None), ((5,), np.inf, None), ((5,), -np.inf, None), ((5,), 0, None),
+    ((5,), 3, None), ((5,), -1, None), ((5,), 2, None),
+    ((3, 4), None, 1), ((3, 4), 1, -1), ((2, 3, 4), np.inf, 0),
+    ((3, 4), "fro", None), ((3, 4), 1, None), ((3, 4), -1, None), ((3, 4), np.inf, None),
+    ((3, 4), -np.inf, None), ((3, 4), 2, None), ((3, 4), -2, None), ((3, 4), "nuc", None),
+    ((2, 3, 4), 1, (2, 0)), ((2, 3, 4), "fro", (-1, -2)), ((2, 3, 4), "nuc", (0, 2)),
+    ((0,), None, None), ((0, 3), None, 0),
+]
+
+
+@pytest.mark.parametrize("case", NORM_CASES, ids=str)
+def test_norm(case, rng):
+    shape, ord, axis = case
+    _norm_check(shape, ord, axis, "float64", rng)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int32"])
+@pytest.mark.parametrize("case", [((4,), None, None), ((3, 4), 1, None), ((2, 3), "nuc", None),
+                                  ((2, 3), 2, 1)], ids=str)
+def test_norm_dtypes(case, dtype, rng):
+    shape, ord, axis = case
+    _norm_check(shape, ord, axis, dtype, rng)
+
+
+@pytest.mark.parametrize("keepdims_case", [((2, 3), None, None), ((2, 3, 4), None, 1),
+                                           ((2, 3, 4), 1, (0, 2))], ids=str)
+def test_norm_keepdims(keepdims_case, rng):
+    shape, ord, axis = keepdims_case
+    _norm_check(shape, ord, axis, "float64", rng, keepdims=True)
+
+
+def _norm_check(shape, ord, axis, dtype, rng, keepdims=False):
+    x = hg.tensor("x", shape, dtype)
+    a = random_array(rng, shape, dtype)
+    if ord == 0 and a.size:
+        a.flat[::2] = 0
+    g = hg.Graph([x], hg.norm(x, ord, axis, keepdims))
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype in ("float32", "complex64") else dict(rtol=1e-10, atol=1e-12)
+    _, ref = compare_with_perform(g, [a], **tol)
+    assert_same(ref, np.asarray(np.linalg.norm(a, ord, axis, keepdims)), **tol)
+
+
+def test_norm_rejects_bad_orders():
+    with pytest.raises(ValueError, match=r"norm: invalid norm order 'fro' for vectors"):
+        hg.norm(hg.tensor("x", (3,)), "fro", 0)
+    with pytest.raises(ValueError, match=r"norm: invalid norm order 3 for matrices"):
+        hg.norm(hg.tensor("x", (3, 3)), 3)
+    with pytest.raises(ValueError, match=r"norm: improper number of dimensions"):
+        hg.norm(hg.tensor("x", (2, 3, 4)), 1)
+
+
+# --- decompositions and solvers ---------------------------------------------------------
+DTOL = {
+    "float32": dict(rtol=2e-3, atol=2e-4),
+    "complex64": dict(rtol=2e-3, atol=2e-4),
+    "float64": dict(rtol=1e-9, atol=1e-10),
+    "complex128": dict(rtol=1e-9, atol=1e-10),
+}
+
+
+def _wellcond(rng, shape, dtype):
+    """Random matrices with a dominant diagonal (invertible, well conditioned)."""
+    a = random_array(rng, shape, dtype)
+    return (a + 3 * shape[-1] * np.eye(shape[-1], dtype=dtype)).astype(dtype) if shape[-1] else a
+
+
+def _hpd(rng, shape, dtype):
+    """Hermitian positive-definite matrices."""
+    a = random_array(rng, shape, dtype)
+    h = a @ np.conj(np.swapaxes(a, -1, -2))
+    return (h + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def _run(builder, values, dtype, names="abq"):
+    xs = [hg.tensor(n, v.shape, dtype) for n, v in zip(names, values)]
+    g = hg.Graph(xs, builder(*xs))
+    return compare_with_perform(g, values, **DTOL[dtype])
+
+
+def _close(actual, expected, dtype):
+    np.testing.assert_allclose(actual, expected, **DTOL[dtype])
+
+
+LIN_DTYPES = ["float32", "float64", "complex64", "complex128"]
+LIN_SHAPES = [(3, 3), (2, 4, 4), (0, 0)]
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("shape", LIN_SHAPES, ids=str)
+def test_inv_det_slogdet(shape, dtype, rng):
+    a = _wellcond(rng, shape, dtype)
+    _, ref = _run(lambda x: [hg.inv(x), hg.det(x), *hg.slogdet(x)], [a], dtype)
+    sign, logdet = np.linalg.slogdet(a)
+    for r, e in zip(ref, [np.linalg.inv(a), np.linalg.det(a), sign, logdet]):
+        assert_same(r, e, **DTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky(upper, dtype, rng):
+    a = _hpd(rng, (2, 3, 3), dtype)
+    _, ref = _run(lambda x: hg.cholesky(x, upper=upper), [a], dtype)
+    assert_same(ref, np.linalg.cholesky(a, upper=upper), **DTOL[dtype])
+
+
+def test_cholesky_reads_one_triangle(rng):
+    a = _hpd(rng, (3, 3), "float64")
+    a[0, 2] = 99.0  # NumPy reads the lower triangle only
+    _run(hg.cholesky, [a], "float64")
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("shape, mode", [((4, 3), "reduced"), ((3, 4), "reduced"), ((4, 3), "complete"),
+                                         ((2, 3, 3), "reduced"), ((4, 3), "r")], ids=str)
+def test_qr(shape, mode, dtype, rng):
+    a = random_array(rng, shape, dtype)
+    x = hg.tensor("a", shape, dtype)
+    out = hg.qr(x, mode)
+    got = hg.compile(hg.Graph([x], out))(a)
+    ref = np.linalg.qr(a, mode=mode)
+    if mode == "r":
+        assert got.shape == ref.shape and got.dtype == ref.dtype
+        _close(np.abs(got), np.abs(ref), dtype)  # rows of r are unique up to a phase
+        return
+    q, r = got
+    assert q.shape == ref[0].shape and r.shape == ref[1].shape and q.dtype == np.dtype(dtype)
+    _close(q @ r, a, dtype)
+    k = q.shape[-1]
+    _close(np.conj(np.swapaxes(q, -1, -2)) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)), dtype)
+    np.testing.assert_array_equal(np.tril(r, -1), 0)
+    _close(np.abs(r), np.abs(ref[1]), dtype)
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("shape, full", [((4, 3), True), ((3, 4), False), ((2, 3, 3), True)], ids=str)
+def test_svd(shape, full, dtype, rng):
+    a = random_array(rng, shape, dtype)
+    x = hg.tensor("a", shape, dtype)
+    u, s, vh = hg.compile(hg.Graph([x], hg.svd(x, full_matrices=full)))(a)
+    ru, rs, rvh = np.linalg.svd(a, full_matrices=full)
+    assert (u.shape, s.shape, vh.shape) == (ru.shape, rs.shape, rvh.shape)
+    assert s.dtype == rs.dtype and u.dtype == ru.dtype
+    _close(s, rs, dtype)
+    k = s.shape[-1]
+    _close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype)
+    # singular values alone (compute_uv=False, svdvals) against perform
+    _, ref = _run(lambda y: [hg.svd(y, compute_uv=False), hg.svdvals(y)], [a], dtype)
+    assert_same(ref[0], rs, **DTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh(uplo, dtype, rng):
+    a = random_array(rng, (2, 4, 4), dtype)  # not Hermitian: only the UPLO triangle counts
+    x = hg.tensor("a", a.shape, dtype)
+    w, v = hg.compile(hg.Graph([x], hg.eigh(x, uplo)))(a)
+    rw, _ = np.linalg.eigh(a, UPLO=uplo)
+    assert w.dtype == rw.dtype and v.dtype == a.dtype
+    _close(w, rw, dtype)
+    h = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2)) if uplo == "L" else \
+        np.triu(a) + np.conj(np.swapaxes(np.triu(a, 1), -1, -2))
+    h = h.copy()
+    idx = np.arange(4)
+    h[..., idx, idx] = h[..., idx, idx].real
+    _close(h @ v, v * w[..., None, :], dtype)
+    _, ref = _run(lambda y: hg.eigvalsh(y, uplo), [a], dtype)
+    assert_same(ref, np.linalg.eigvalsh(a, UPLO=uplo), **DTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+def test_eig(dtype, rng):
+    a = random_array(rng, (2, 4, 4), dtype)
+    x = hg.tensor("a", a.shape, dtype)
+    w, v = hg.compile(hg.Graph([x], hg.eig(x)))(a)
+    assert w.dtype == v.dtype == np.result_type(dtype, np.complex64)
+    rw = np.linalg.eigvals(a)
+    _close(np.sort_complex(w), np.sort_complex(rw.astype(w.dtype)), dtype)
+    _close(a @ v, v * w[..., None, :], dtype)
+    w2 = hg.compile(hg.Graph([x], hg.eigvals(x)))(a)
+    _close(np.sort_complex(w2), np.sort_complex(w), dtype)
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("a_shape, b_shape", [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3, 2)),
+                                              ((3, 3), (2, 3, 1)), ((2, 3, 3), (3,))], ids=str)
+def test_solve(a_shape, b_shape, dtype, rng):
+    a, b = _wellcond(rng, a_shape, dtype), random_array(rng, b_shape, dtype)
+    _, ref = _run(hg.solve, [a, b], dtype)
+    assert_same(ref, np.linalg.solve(a, b), **DTOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("lower, trans, unit", [(False, 0, False), (True, 0, False), (True, 1, True),
+                                                (False, 2, False), (True, "C", False)], ids=str)
+def test_solve_triangular(lower, trans, unit, dtype, rng):
+    a, b = _wellcond(rng, (3, 3), dtype), random_array(rng, (3, 2), dtype)
+    _, ref = _run(lambda x, y: hg.solve_triangular(x, y, trans, lower, unit), [a, b], dtype)
+    expected = scipy.linalg.solve_triangular(a, b, trans, lower, unit)
+    assert_same(ref, expected.astype(dtype), **DTOL[dtype])
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 3, 3), (3,)), ((3, 3), (2, 3, 2))], ids=str)
+def test_solve_triangular_batched(a_shape, b_shape, rng):
+    a, b = _wellcond(rng, a_shape, "float64"), random_array(rng, b_shape, "float64")
+    _run(lambda x, y: hg.solve_triangular(x, y, lower=True), [a, b], "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve(lower, dtype, rng):
+    h = _hpd(rng, (3, 3), dtype)
+    c = np.linalg.cholesky(h, upper=not lower)
+    b = random_array(rng, (3, 2), dtype)
+    _, ref = _run(lambda x, y: hg.cho_solve((x, lower), y), [c, b], dtype)
+    _close(ref, np.linalg.solve(h, b), dtype)
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (4, 3)], ids=str)
+def test_lu_factor_and_lu(shape, dtype, rng):
+    a = random_array(rng, shape, dtype)
+    (lu_, piv, p, l, u), ref = _run(lambda x: [*hg.lu_factor(x), *hg.lu(x)], [a], dtype)
+    _close(p @ l @ u, a, dtype)
+    if len(shape) == 2:
+        rlu, rpiv = scipy.linalg.lu_factor(a)
+        np.testing.assert_array_equal(piv, rpiv)
+        _close(lu_, rlu, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_expm(dtype, rng):
+    a = (random_array(rng, (2, 3, 3), dtype) * 0.5).astype(dtype)
+    _, ref = _run(hg.expm, [a], dtype)
+    _close(ref[0], scipy.linalg.expm(a[0]), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_solve_sylvester(dtype, rng):
+    a, b = _wellcond(rng, (3, 3), dtype), _wellcond(rng, (2, 2), dtype)
+    q = random_array(rng, (3, 2), dtype)
+    _, ref = _run(hg.solve_sylvester, [a, b, q], dtype)
+    _close(a @ ref + ref @ b, q, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (3, 3)], ids=str)
+def test_pinv(shape, dtype, rng):
+    a = random_array(rng, shape, dtype)
+    _, ref = _run(hg.pinv, [a], dtype)
+    _close(ref, np.linalg.pinv(a), dtype)
+
+
+def test_decompositions_convert_ints_and_reject_halves():
+    assert hg.inv(hg.tensor("a", (3, 3), "int32")).dtype == np.float64
+    with pytest.raises(TypeError, match=r"inv: array type float16 is unsupported in linalg"):
+        hg.inv(hg.tensor("a", (3, 3), "float16"))
+    with pytest.raises(ValueError, match=r"Inv.*input 'a' must be a stack of square matrices"):
+        hg.inv(hg.tensor("a", (3, 4)))
+    with pytest.raises(ValueError, match=r"Solve.*do not match in size"):
+        hg.solve(hg.tensor("a", (3, 3)), hg.tensor("b", (4,)))
+    with pytest.raises(ValueError, match=r"QR: mode must be"):
+        hg.qr(hg.tensor("a", (3, 3)), "raw")
+    with pytest.raises(ValueError, match=r"SolveSylvester.*'q' .* has 4 rows, expected 3"):
+        hg.solve_sylvester(hg.tensor("a", (3, 3)), hg.tensor("b", (2, 2)), hg.tensor("q", (4, 2)))
+
+
+def test_bridge_reuses_one_function_per_signature():
+    a, b = hg.tensor("a", (3, 3), "float64"), hg.tensor("b", (3, 3), "float64")
+    c = hg.tensor("c", (2, 2), "float64")
+    g = hg.Graph([a, b, c], [hg.inv(a), hg.inv(b), hg.inv(c), hg.det(a)])
+    text = hg.compile(g, pipeline="O0").lower().as_text()
+    assert text.count("func.func private @jax_inv") == 2  # one per operand shape
+    assert text.count("call @jax_inv") == 3
+    assert text.count("func.func private @jax_det") == 1
+
+
+def test_unknown_dims_infer_through_the_builders():
+    a, b = hg.tensor("a", (None, 2, 3)), hg.tensor("b", (None, 3, 4))
+    assert hg.einsum("bij,bjk->bik", a, b).type.shape == (None, 2, 4)
+    assert hg.norm(a, axis=-1).type.shape == (None, 2)
+    assert hg.matrix_power(hg.tensor("m", (None, 3, 3)), 3).type.shape == (None, 3, 3)
+    assert hg.solve(hg.tensor("m", (None, 3, 3)), hg.tensor("v", (3,))).type.shape == (None, 3)
+    u, s, vh = hg.svd(hg.tensor("m", (None, 5, 3), "float64"), full_matrices=False)
+    assert (u.type.shape, s.type.shape, vh.type.shape) == ((None, 5, 3), (None, 3), (None, 3, 3))
+
+
+def test_unknown_dims_specialize_at_call(rng):
+    x = hg.tensor("x", (None, 3, 3), "float64")
+    fn = hg.compile(hg.Graph([x], hg.inv(x)))
+    for n in (1, 4):
+        a = _wellcond(rng, (n, 3, 3), "float64")
+        np.testing.assert_allclose(fn(a), np.linalg.inv(a), rtol=1e-10)

@@ -1,0 +1,285 @@
+"""Convolutions: ``conv_general_dilated`` (lax semantics) and NumPy's 1-D ``convolve``.
+
+``ConvGeneralDilated`` is ``stablehlo.convolution`` with one batch group: a
+cross-correlation (the kernel is not flipped) of ``lhs`` with ``rhs`` over the
+spatial dims, with window strides, explicit (low, high) padding per spatial dim
+(negative pads crop), ``lhs_dilation`` (zeros inserted between input elements,
+a transposed convolution), ``rhs_dilation`` (atrous kernels) and
+``feature_group_count`` (grouped / depthwise convolutions). Dimension numbers
+say where the batch (N), feature (C / I, O) and spatial dims of each operand
+are, as strings like ``("NCHW", "OIHW", "NCHW")`` or as index tuples.
+Spatial dims pair up by their letters, in the order of the kernel spec.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..graph import Apply, Op, Variable
+from ..types import DTYPES, TensorType
+from .basic import as_variable, result_type
+
+__all__ = ["ConvGeneralDilated", "conv_general_dilated", "convolve"]
+
+_HALF = (DTYPES["float16"], DTYPES["bfloat16"])
+#: (lhs, rhs, out) specs as index tuples: (batch, feature, spatial...), (out feature,
+#: in feature, spatial...), (batch, feature, spatial...)
+Specs = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def _dilate(n: int | None, d: int) -> int | None:
+    return None if n is None else (0 if n == 0 else (n - 1) * d + 1)
+
+
+def conv_output_size(n: int | None, k: int | None, stride: int, pad: tuple[int, int],
+                     lhs_d: int, rhs_d: int) -> int | None:
+    """The size of one output spatial dim (None when unknown)."""
+    if n is None or k is None:
+        return None
+    span = _dilate(n, lhs_d) + pad[0] + pad[1]
+    window = _dilate(k, rhs_d)
+    return 0 if span < window or window == 0 and k == 0 else (span - window) // stride + 1
+
+
+def dimension_specs(dimension_numbers: Any, ndim: int) -> Specs:
+    """Index specs from ``None`` (NC..., OI..., NC...), strings or index tuples."""
+    if dimension_numbers is None:
+        default = tuple(range(ndim))
+        return default, default, default
+    try:
+        lhs, rhs, out = dimension_numbers
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"conv_general_dilated: dimension_numbers must be (lhs, rhs, out) specs, got "
+            f"{dimension_numbers!r}"
+        ) from None
+    if all(isinstance(s, str) for s in (lhs, rhs, out)):
+        for s, pair, what in ((lhs, "NC", "lhs"), (rhs, "OI", "rhs"), (out, "NC", "out")):
+            if len(s) != ndim or len(set(s)) != ndim or any(s.count(c) != 1 for c in pair):
+                raise ValueError(
+                    f"conv_general_dilated: the {what} spec {s!r} must have {ndim} distinct "
+                    f"letters including {pair[0]!r} and {pair[1]!r}"
+                )
+        spatial = [c for c in rhs if c not in "OI"]
+        if set(spatial) != set(lhs) - set("NC") or set(spatial) != set(out) - set("NC"):
+            raise ValueError(
+                f"conv_general_dilated: the specs {dimension_numbers!r} must name the same spatial dims"
+            )
+        return (
+            (lhs.index("N"), lhs.index("C")) + tuple(lhs.index(c) for c in spatial),
+            (rhs.index("O"), rhs.index("I")) + tuple(rhs.index(c) for c in spatial),
+            (out.index("N"), out.index("C")) + tuple(out.index(c) for c in spatial),
+        )
+    specs = []
+    for s in (lhs, rhs, out):
+        try:
+            s = tuple(operator.index(d) for d in s)
+        except TypeError:
+            raise ValueError(
+                f"conv_general_dilated: dimension_numbers must be three strings or three "
+                f"tuples of ints, got {dimension_numbers!r}"
+            ) from None
+        if sorted(s) != list(range(ndim)):
+            raise ValueError(f"conv_general_dilated: spec {s} is not a permutation of range({ndim})")
+        specs.append(s)
+    return tuple(specs)
+
+
+def _ints(values: Any, n: int, name: str, minimum: int) -> tuple[int, ...]:
+    if values is None:
+        return (1,) * n
+    if isinstance(values, (int, np.integer)):
+        values = (values,) * n
+    values = tuple(int(operator.index(v)) for v in values)
+    if len(values) != n or any(v < minimum for v in values):
+        raise ValueError(
+            f"conv_general_dilated: {name} must be {n} ints >= {minimum}, got {values}"
+        )
+    return values
+
+
+class ConvGeneralDilated(Op):
+    """General dilated convolution, as ``jax.lax.conv_general_dilated`` with explicit
+    padding (``conv_general_dilated`` resolves 'SAME'/'VALID').
+
+    Args:
+        window_strides, padding ((low, high) per spatial dim), lhs_dilation,
+        rhs_dilation: one entry per spatial dim, in the order of ``specs``.
+        specs: (lhs, rhs, out) dim indices: (batch, feature, spatial...),
+            (output feature, input feature, spatial...), (batch, feature, spatial...).
+        feature_group_count: the input features split into this many groups,
+            each convolved with its own slice of the output features.
+    """
+
+    __props__ = ("window_strides", "padding", "lhs_dilation", "rhs_dilation", "specs",
+                 "feature_group_count")
+
+    def __init__(self, window_strides: Sequence[int], padding: Sequence[tuple[int, int]],
+                 lhs_dilation: Sequence[int], rhs_dilation: Sequence[int], specs: Specs,
+                 feature_group_count: int = 1):
+        self.specs = tuple(tuple(int(d) for d in s) for s in specs)
+        n = len(self.specs[0]) - 2
+        self.window_strides = _ints(window_strides, n, "window_strides", 1)
+        self.lhs_dilation = _ints(lhs_dilation, n, "lhs_dilation", 1)
+        self.rhs_dilation = _ints(rhs_dilation, n, "rhs_dilation", 1)
+        try:
+            self.padding = tuple((int(operator.index(lo)), int(operator.index(hi))) for lo, hi in padding)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"conv_general_dilated: padding must be 'SAME', 'VALID' or (low, high) pairs, "
+                f"got {padding!r}"
+            ) from None
+        if len(self.padding) != n:
+            raise ValueError(f"conv_general_dilated: padding needs {n} (low, high) pairs, got {padding!r}")
+        self.feature_group_count = int(operator.index(feature_group_count))
+        if self.feature_group_count < 1:
+            raise ValueError(
+                f"conv_general_dilated: feature_group_count must be >= 1, got {feature_group_count}"
+            )
+
+    def make_node(self, lhs: Any, rhs: Any) -> Apply:
+        lhs, rhs = as_variable(lhs), as_variable(rhs)
+        if lhs.dtype != rhs.dtype:
+            raise TypeError(f"{self}: inputs must share one dtype, got {lhs.type} and {rhs.type}")
+        if lhs.dtype == np.bool_:
+            raise TypeError(f"{self}: bool inputs are not supported, got {lhs.type}")
+        nd = len(self.specs[0])
+        for x, name in ((lhs, "lhs"), (rhs, "rhs")):
+            if x.ndim != nd:
+                raise ValueError(f"{self}: input '{name}' must have {nd} dims, got {x.type}")
+        (ln, lc, *ls), (ro, ri, *rs), (on, oc, *os_) = self.specs
+        g = self.feature_group_count
+        c, i, o = lhs.shape[lc], rhs.shape[ri], rhs.shape[ro]
+        if c is not None and i is not None and c != g * i:
+            raise ValueError(
+                f"{self}: 'lhs' {lhs.type} has {c} features but 'rhs' {rhs.type} expects "
+                f"{i} per group x {g} groups"
+            )
+        if o is not None and o % g:
+            raise ValueError(
+                f"{self}: the {o} output features of 'rhs' {rhs.type} do not split into {g} groups"
+            )
+        shape: list[int | None] = [None] * nd
+        shape[on], shape[oc] = lhs.shape[ln], o
+        for j, (dl, dr, do) in enumerate(zip(ls, rs, os_)):
+            shape[do] = conv_output_size(lhs.shape[dl], rhs.shape[dr], self.window_strides[j],
+                                         self.padding[j], self.lhs_dilation[j], self.rhs_dilation[j])
+        return Apply(self, [lhs, rhs], [TensorType(lhs.dtype, shape)])
+
+    def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        lhs, rhs = inputs
+        out_t = node.outputs[0].type
+        dt = out_t.dtype
+        acc = np.float32 if dt in _HALF else dt
+        lhs_spec, rhs_spec, out_spec = self.specs
+        x = np.transpose(lhs, lhs_spec).astype(acc)   # (N, C, spatial...)
+        w = np.transpose(rhs, rhs_spec).astype(acc)   # (O, I, spatial...)
+        n_sp = x.ndim - 2
+        # lhs dilation, then padding (negative pads crop)
+        dil = [_dilate(n, d) for n, d in zip(x.shape[2:], self.lhs_dilation)]
+        xd = np.zeros(x.shape[:2] + tuple(dil), acc)
+        xd[(slice(None), slice(None)) + tuple(slice(None, None, d) for d in self.lhs_dilation)] = x
+        pads = [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in self.padding]
+        xp = np.pad(xd, pads)
+        crop = tuple(slice(max(-lo, 0), xp.shape[2 + j] - max(-hi, 0))
+                     for j, (lo, hi) in enumerate(self.padding))
+        xp = xp[(slice(None), slice(None)) + crop]
+        g = self.feature_group_count
+        nb, c = x.shape[:2]
+        o, i = w.shape[:2]
+        out_sp = [out_t.shape[d] for d in out_spec[2:]]
+        xg = xp.reshape((nb, g, c // g) + xp.shape[2:])
+        wg = w.reshape((g, o // g, i) + w.shape[2:])
+        out = np.zeros((nb, g, o // g) + tuple(out_sp), acc)
+        if all(out_sp) and i:
+            for k in itertools.product(*(range(s) for s in w.shape[2:])):
+                sl = tuple(slice(kk * rd, kk * rd + (m - 1) * s + 1, s) for kk, rd, m, s in
+                           zip(k, self.rhs_dilation, out_sp, self.window_strides))
+                patch = xg[(slice(None),) * 3 + sl]               # (N, G, I, out...)
+                kern = wg[(slice(None),) * 3 + tuple(k)]          # (G, O/G, I)
+                with np.errstate(all="ignore"):
+                    out += np.einsum("ngi...,goi->ngo...", patch, kern)
+        out = out.reshape((nb, o) + tuple(out_sp))
+        # (N, O, spatial...) -> the out spec's layout
+        perm = [0] * (n_sp + 2)
+        for j, d in enumerate(out_spec):
+            perm[d] = j
+        return [np.asarray(np.transpose(out, perm), dtype=dt)]
+
+
+# --- builders ------------------------------------------------------------------------------
+def _same_pads(n: int | None, k: int | None, stride: int, rhs_d: int, op: str) -> tuple[int, int]:
+    if n is None or k is None:
+        raise ValueError(f"conv_general_dilated: padding={op!r} needs static spatial dims")
+    out = -(-n // stride)
+    total = max(0, (out - 1) * stride + _dilate(k, rhs_d) - n)
+    return (total // 2, total - total // 2) if op == "SAME" else (total - total // 2, total // 2)
+
+
+def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int] | None = None,
+                         padding: Any = "VALID", lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                         feature_group_count: int = 1) -> Variable:
+    """General dilated convolution, as ``jax.lax.conv_general_dilated``.
+
+    ``padding`` is 'VALID', 'SAME' (output size ceil(n / stride), an odd pad goes
+    to the high side), 'SAME_LOWER' (to the low side) or a sequence of (low, high)
+    pairs. Operands are promoted to their common dtype (NumPy's rules).
+    """
+    lhs, rhs = as_variable(lhs), as_variable(rhs)
+    dt = result_type(lhs, rhs)
+    lhs, rhs = as_variable(lhs, dt), as_variable(rhs, dt)
+    if lhs.ndim < 2:
+        raise ValueError(f"conv_general_dilated: lhs needs a batch and a feature dim, got {lhs.type}")
+    specs = dimension_specs(dimension_numbers, lhs.ndim)
+    n = lhs.ndim - 2
+    strides = _ints(window_strides, n, "window_strides", 1)
+    rhs_d = _ints(rhs_dilation, n, "rhs_dilation", 1)
+    if isinstance(padding, str):
+        if padding == "VALID":
+            padding = ((0, 0),) * n
+        elif padding in ("SAME", "SAME_LOWER"):
+            if lhs_dilation is not None and any(d != 1 for d in _ints(lhs_dilation, n, "lhs_dilation", 1)):
+                raise ValueError("conv_general_dilated: string padding with lhs_dilation is not supported;"
+                                 " give explicit (low, high) pairs")
+            padding = tuple(
+                _same_pads(lhs.shape[dl], rhs.shape[dr] if rhs.ndim == lhs.ndim else None,
+                           s, d, padding)
+                for dl, dr, s, d in zip(specs[0][2:], specs[1][2:], strides, rhs_d))
+        else:
+            raise ValueError(f"conv_general_dilated: padding must be 'SAME', 'SAME_LOWER', 'VALID' "
+                             f"or (low, high) pairs, got {padding!r}")
+    return ConvGeneralDilated(strides, padding, lhs_dilation, rhs_d, specs, feature_group_count)(lhs, rhs)
+
+
+def convolve(a: Any, v: Any, mode: str = "full") -> Variable:
+    """Discrete 1-D convolution, as numpy.convolve: 'full' (length n + m - 1),
+    'same' (length max(n, m), centered) or 'valid' (length max(n, m) - min(n, m) + 1)."""
+    from .indexing import getitem
+    from .shape import reshape
+
+    a, v = as_variable(a), as_variable(v)
+    dt = result_type(a, v)
+    a, v = as_variable(a, dt), as_variable(v, dt)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"convolve: inputs must be 1-D, got {a.type} and {v.type}")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    n, m = a.shape[0], v.shape[0]
+    if n is None or m is None:
+        raise ValueError(f"convolve: needs static lengths, got {a.type} and {v.type}")
+    if n == 0 or m == 0:
+        raise ValueError(f"convolve: inputs cannot be empty, got {a.type} and {v.type}")
+    if dt == np.bool_:
+        raise TypeError("convolve: bool inputs are not supported")
+    if m > n:  # convolution commutes; the longer operand slides under the shorter
+        a, v, n, m = v, a, m, n
+    pad = {"full": (m - 1, m - 1), "same": (m // 2, m - 1 - m // 2), "valid": (0, 0)}[mode]
+    flipped = getitem(v, slice(None, None, -1))
+    op = ConvGeneralDilated((1,), (pad,), (1,), (1,), ((0, 1, 2),) * 3)
+    out = op(reshape(a, (1, 1, n)), reshape(flipped, (1, 1, m)))
+    return reshape(out, (out.shape[-1],))
