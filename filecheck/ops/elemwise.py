@@ -97,3 +97,92 @@ unary("cast_f32_to_bool", lambda x: hg.astype(x, "bool"))
 # CHECK: stablehlo.real
 # CHECK: stablehlo.convert {{.*}} -> tensor<2x3xf64>
 unary("cast_c64_to_f64", lambda x: hg.astype(x, "float64"), "complex64")
+
+# CHECK-LABEL: TEST: arcsin float32[2,3]
+# CHECK: chlo.asin {{.*}} -> tensor<2x3xf32>
+unary("arcsin", hg.arcsin)
+
+# CHECK-LABEL: TEST: arccosh float64[2,3]
+# CHECK: chlo.acosh {{.*}} -> tensor<2x3xf64>
+unary("arccosh", hg.arccosh, "float64")
+
+# CHECK-LABEL: TEST: sinh complex64[2,3]
+# CHECK: chlo.sinh {{.*}} -> tensor<2x3xcomplex<f32>>
+unary("sinh", hg.sinh, "complex64")
+
+# CHECK-LABEL: TEST: cbrt float32[2,3]
+# CHECK: stablehlo.cbrt {{.*}} : tensor<2x3xf32>
+unary("cbrt", hg.cbrt)
+
+# CHECK-LABEL: TEST: exp2 float32[2,3]
+# CHECK: %[[LN2:.+]] = stablehlo.constant dense<0.693147{{[0-9]*}}> : tensor<2x3xf32>
+# CHECK: %[[S:.+]] = stablehlo.multiply %arg0, %[[LN2]] : tensor<2x3xf32>
+# CHECK: stablehlo.exponential %[[S]] : tensor<2x3xf32>
+unary("exp2", hg.exp2)
+
+# CHECK-LABEL: TEST: trunc float32[2,3]
+# CHECK-DAG: stablehlo.ceil %arg0
+# CHECK-DAG: stablehlo.floor %arg0
+# CHECK: stablehlo.select {{.*}} tensor<2x3xf32>
+unary("trunc", hg.trunc)
+
+# CHECK-LABEL: TEST: signbit float32[2,3]
+# CHECK: stablehlo.bitcast_convert %arg0 : (tensor<2x3xf32>) -> tensor<2x3xi32>
+# CHECK: stablehlo.compare LT, {{.*}}, SIGNED {{.*}} -> tensor<2x3xi1>
+unary("signbit", hg.signbit)
+
+# CHECK-LABEL: TEST: bitwise_count int16[2,3]
+# CHECK: %[[A:.+]] = stablehlo.abs %arg0 : tensor<2x3xi16>
+# CHECK: %[[N:.+]] = stablehlo.popcnt %[[A]] : tensor<2x3xi16>
+# CHECK: stablehlo.convert %[[N]] : (tensor<2x3xi16>) -> tensor<2x3xui8>
+unary("bitwise_count", hg.bitwise_count, "int16")
+
+# CHECK-LABEL: TEST: real complex128[2,3]
+# CHECK: stablehlo.real %arg0 : (tensor<2x3xcomplex<f64>>) -> tensor<2x3xf64>
+unary("real", hg.real, "complex128")
+
+# CHECK-LABEL: TEST: angle complex64[2,3]
+# CHECK-DAG: %[[RE:.+]] = stablehlo.real %arg0
+# CHECK-DAG: %[[IM:.+]] = stablehlo.imag %arg0
+# CHECK: stablehlo.atan2 %[[IM]], %[[RE]] : tensor<2x3xf32>
+unary("angle", hg.angle, "complex64")
+
+# CHECK-LABEL: TEST: arctan2 float32[2,3]
+# CHECK: stablehlo.atan2 %arg0, %arg1 : tensor<2x3xf32>
+binary("arctan2", hg.arctan2)
+
+# CHECK-LABEL: TEST: nextafter float64[2,3]
+# CHECK: chlo.next_after %arg0, %arg1 : tensor<2x3xf64>, tensor<2x3xf64> -> tensor<2x3xf64>
+binary("nextafter", hg.nextafter, "float64")
+
+# CHECK-LABEL: TEST: hypot float32[2,3]
+# CHECK: stablehlo.sqrt {{.*}} : tensor<2x3xf32>
+# CHECK: chlo.is_inf
+# CHECK: stablehlo.select {{.*}} tensor<2x3xf32>
+binary("hypot", hg.hypot)
+
+# CHECK-LABEL: TEST: left_shift int8[2,3]
+# CHECK-DAG: %[[SH:.+]] = stablehlo.shift_left %arg0, %arg1 : tensor<2x3xi8>
+# CHECK-DAG: stablehlo.compare LT, %arg1, {{.*}}, SIGNED
+# CHECK: stablehlo.select {{.*}}, %[[SH]], {{.*}} : tensor<2x3xi1>, tensor<2x3xi8>
+binary("left_shift", hg.left_shift, "int8")
+
+# CHECK-LABEL: TEST: right_shift uint32[2,3]
+# CHECK: stablehlo.shift_right_logical %arg0, %arg1 : tensor<2x3xui32>
+binary("right_shift", hg.right_shift, "uint32")
+
+# CHECK-LABEL: TEST: logaddexp float32[2,3]
+# CHECK: stablehlo.log_plus_one
+# CHECK: stablehlo.maximum %arg0, %arg1 : tensor<2x3xf32>
+# CHECK: stablehlo.select {{.*}} tensor<2x3xf32>
+binary("logaddexp", hg.logaddexp)
+
+# CHECK-LABEL: TEST: fmod float64[2,3]
+# CHECK: stablehlo.remainder %arg0, %arg1 : tensor<2x3xf64>
+binary("fmod", hg.fmod, "float64")
+
+# CHECK-LABEL: TEST: fmax float32[2,3]
+# CHECK: stablehlo.maximum %arg0, %arg1
+# CHECK: stablehlo.compare NE, %arg0, %arg0, FLOAT
+# CHECK: stablehlo.select
+binary("fmax", hg.fmax)

@@ -27,6 +27,11 @@ __all__ = [
     "logical_or", "logical_xor", "logical_not", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_not", "invert", "square", "reciprocal",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2",
+    "log2", "log10", "cbrt", "deg2rad", "radians", "rad2deg", "degrees", "trunc", "fix",
+    "signbit", "positive", "conj", "conjugate", "bitwise_count", "popcount", "real", "imag",
+    "angle", "arctan2", "hypot", "copysign", "nextafter", "left_shift", "right_shift",
+    "logaddexp", "logaddexp2", "fmod", "fmax", "fmin",
 ]
 
 
@@ -92,9 +97,8 @@ class Elemwise(Op):
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         fn = self.ufunc if self.ufunc is not None else type(self).reference
-        with np.errstate(all="ignore"):
-            out = fn(*inputs)
-        return [np.asarray(out, dtype=node.outputs[0].dtype)]
+        with np.errstate(all="ignore"):  # the cast may overflow too (float64 references)
+            return [np.asarray(fn(*inputs), dtype=node.outputs[0].dtype)]
 
 
 def _apply(op: Elemwise, *args: Any) -> Variable:
@@ -148,6 +152,55 @@ class Erf(Elemwise):
     float_only = True
 
 
+# --- trigonometric, hyperbolic, exponential and logarithmic ---------------
+class Arcsin(Elemwise): ufunc = np.arcsin
+class Arccos(Elemwise): ufunc = np.arccos
+class Arctan(Elemwise): ufunc = np.arctan
+class Sinh(Elemwise): ufunc = np.sinh
+class Cosh(Elemwise): ufunc = np.cosh
+class Arcsinh(Elemwise): ufunc = np.arcsinh
+class Arccosh(Elemwise): ufunc = np.arccosh
+class Arctanh(Elemwise): ufunc = np.arctanh
+class Exp2(Elemwise): ufunc = np.exp2
+class Log2(Elemwise): ufunc = np.log2
+class Log10(Elemwise): ufunc = np.log10
+class Cbrt(Elemwise): ufunc = np.cbrt
+class Deg2rad(Elemwise): ufunc = np.deg2rad
+class Rad2deg(Elemwise): ufunc = np.rad2deg
+class Trunc(Elemwise): ufunc = np.trunc
+class Signbit(Elemwise): ufunc = np.signbit
+class Positive(Elemwise): ufunc = np.positive
+class Conj(Elemwise): ufunc = np.conjugate
+class Popcount(Elemwise):
+    # counts the bits of |x| for signed integers, as numpy.bitwise_count
+    ufunc = np.bitwise_count
+
+
+class _ComplexPart(Elemwise):
+    """Real-valued functions of complex numbers that NumPy defines as plain functions."""
+
+    @classmethod
+    def loop_dtypes(cls, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
+        if is_complex(dtype):
+            return dtype, as_dtype(np.zeros((), dtype).real.dtype)
+        if cls is Angle:  # arctan2(0, x): ints compute in NumPy's float for them
+            dt = as_dtype(np.arctan2.resolve_dtypes((dtype, dtype, None))[-1])
+            return dt, dt
+        return dtype, dtype
+
+
+class Real(_ComplexPart):
+    reference = staticmethod(lambda x: np.real(x).copy())
+
+
+class Imag(_ComplexPart):
+    reference = staticmethod(lambda x: np.imag(x).copy())
+
+
+class Angle(_ComplexPart):
+    reference = staticmethod(lambda x: np.angle(x))
+
+
 # --- binary --------------------------------------------------------------
 class Binary(Elemwise):
     nin = 2
@@ -186,6 +239,19 @@ class LogicalOr(Binary):
 class LogicalXor(Binary):
     ufunc = np.logical_xor
     logical = True
+
+
+class Arctan2(Binary): ufunc = np.arctan2
+class Hypot(Binary): ufunc = np.hypot
+class Copysign(Binary): ufunc = np.copysign
+class Nextafter(Binary): ufunc = np.nextafter
+class LeftShift(Binary): ufunc = np.left_shift
+class RightShift(Binary): ufunc = np.right_shift
+class Logaddexp(Binary): ufunc = np.logaddexp
+class Logaddexp2(Binary): ufunc = np.logaddexp2
+class Fmod(Binary): ufunc = np.fmod
+class Fmax(Binary): ufunc = np.fmax
+class Fmin(Binary): ufunc = np.fmin
 
 
 # --- ternary -------------------------------------------------------------
@@ -293,6 +359,43 @@ less = _binary(Less, "less", "x < y, as numpy.less.")
 less_equal = _binary(LessEqual, "less_equal", "x <= y, as numpy.less_equal.")
 greater = _binary(Greater, "greater", "x > y, as numpy.greater.")
 greater_equal = _binary(GreaterEqual, "greater_equal", "x >= y, as numpy.greater_equal.")
+
+arcsin = _unary(Arcsin, "arcsin", "Inverse sine, as numpy.arcsin.")
+arccos = _unary(Arccos, "arccos", "Inverse cosine, as numpy.arccos.")
+arctan = _unary(Arctan, "arctan", "Inverse tangent, as numpy.arctan.")
+sinh = _unary(Sinh, "sinh", "Hyperbolic sine, as numpy.sinh.")
+cosh = _unary(Cosh, "cosh", "Hyperbolic cosine, as numpy.cosh.")
+arcsinh = _unary(Arcsinh, "arcsinh", "Inverse hyperbolic sine, as numpy.arcsinh.")
+arccosh = _unary(Arccosh, "arccosh", "Inverse hyperbolic cosine, as numpy.arccosh.")
+arctanh = _unary(Arctanh, "arctanh", "Inverse hyperbolic tangent, as numpy.arctanh.")
+exp2 = _unary(Exp2, "exp2", "2 ** x, as numpy.exp2.")
+log2 = _unary(Log2, "log2", "Base-2 logarithm, as numpy.log2.")
+log10 = _unary(Log10, "log10", "Base-10 logarithm, as numpy.log10.")
+cbrt = _unary(Cbrt, "cbrt", "Cube root (negative for negative x), as numpy.cbrt.")
+deg2rad = radians = _unary(Deg2rad, "deg2rad", "Degrees to radians, as numpy.deg2rad.")
+rad2deg = degrees = _unary(Rad2deg, "rad2deg", "Radians to degrees, as numpy.rad2deg.")
+trunc = fix = _unary(Trunc, "trunc", "Round toward zero, as numpy.trunc (ints unchanged).")
+signbit = _unary(Signbit, "signbit", "Sign bit set (True for -0.0 and negative NaN), as numpy.signbit.")
+positive = _unary(Positive, "positive", "+x, as numpy.positive.")
+conj = conjugate = _unary(Conj, "conj", "Complex conjugate (reals unchanged), as numpy.conjugate.")
+bitwise_count = popcount = _unary(Popcount, "bitwise_count",
+                                  "Number of 1 bits of |x| (uint8), as numpy.bitwise_count.")
+real = _unary(Real, "real", "Real part (reals unchanged), as numpy.real.")
+imag = _unary(Imag, "imag", "Imaginary part (zeros for reals), as numpy.imag.")
+angle = _unary(Angle, "angle", "Argument of complex numbers in radians, as numpy.angle.")
+
+arctan2 = _binary(Arctan2, "arctan2", "Angle of the point (x2, x1), as numpy.arctan2(x1, x2).")
+hypot = _binary(Hypot, "hypot", "sqrt(x**2 + y**2) without overflow, as numpy.hypot.")
+copysign = _binary(Copysign, "copysign", "|x| with the sign of y, as numpy.copysign.")
+nextafter = _binary(Nextafter, "nextafter", "Next float after x toward y, as numpy.nextafter.")
+left_shift = _binary(LeftShift, "left_shift", "x << y (0 when y is out of [0, bits)), as numpy.left_shift.")
+right_shift = _binary(RightShift, "right_shift",
+                      "x >> y, arithmetic for signed ints (y out of [0, bits): 0 or -1), as numpy.right_shift.")
+logaddexp = _binary(Logaddexp, "logaddexp", "log(exp(x) + exp(y)) without overflow, as numpy.logaddexp.")
+logaddexp2 = _binary(Logaddexp2, "logaddexp2", "log2(2**x + 2**y) without overflow, as numpy.logaddexp2.")
+fmod = _binary(Fmod, "fmod", "C fmod: remainder with the sign of x (int % 0 == 0), as numpy.fmod.")
+fmax = _binary(Fmax, "fmax", "Elementwise max ignoring NaN, as numpy.fmax.")
+fmin = _binary(Fmin, "fmin", "Elementwise min ignoring NaN, as numpy.fmin.")
 
 _round_op = Round()
 _select = Select()

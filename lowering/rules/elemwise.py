@@ -3,6 +3,7 @@ ops whose NumPy semantics differ from the StableHLO op get their own rule."""
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Callable
 
@@ -53,6 +54,17 @@ _PLAIN = {
     ew.LogicalOr: hlo.or_,
     ew.LogicalXor: hlo.xor,
     ew.Select: hlo.select,
+    ew.Arcsin: chlo.asin,
+    ew.Arccos: chlo.acos,
+    ew.Arctan: chlo.atan,
+    ew.Sinh: chlo.sinh,
+    ew.Cosh: chlo.cosh,
+    ew.Arcsinh: chlo.asinh,
+    ew.Arccosh: chlo.acosh,
+    ew.Arctanh: chlo.atanh,
+    ew.Cbrt: hlo.cbrt,
+    ew.Arctan2: hlo.atan2,
+    ew.Nextafter: chlo.next_after,
 }
 for _op, _fn in _PLAIN.items():
     register(_op)(partial(_nary, _fn))
@@ -248,3 +260,191 @@ def lower_remainder(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.V
     if _is_int(ctx):
         return [_int_floor_divmod(ctx, x, y)[1]]
     return [_float_floor_divmod(ctx, x, y)[1]]
+
+
+# --- trigonometric, hyperbolic, exponential and logarithmic ---------------
+
+
+def _scaled(ctx: LoweringContext, x: ir.Value, factor: float) -> ir.Value:
+    t = ctx.in_types[0]
+    return hlo.multiply(x, constant(factor, t.dtype, t.shape))
+
+
+# StableHLO has exp and log only: 2**x is exp(x ln 2), log2(x) is log(x) / ln 2 (as jax does);
+# degrees and radians multiply by the same constant NumPy's loops use.
+@register(ew.Exp2)
+def lower_exp2(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [hlo.exponential(_scaled(ctx, x, math.log(2.0)))]
+
+
+@register(ew.Log2)
+@register(ew.Log10)
+def lower_log_base(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    t = ctx.in_types[0]
+    base = 2.0 if isinstance(ctx.op, ew.Log2) else 10.0
+    return [hlo.divide(hlo.log(x), constant(math.log(base), t.dtype, t.shape))]
+
+
+@register(ew.Deg2rad)
+def lower_deg2rad(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [_scaled(ctx, x, math.pi / 180.0)]
+
+
+@register(ew.Rad2deg)
+def lower_rad2deg(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [_scaled(ctx, x, 180.0 / math.pi)]
+
+
+@register(ew.Trunc)
+def lower_trunc(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    if _is_int(ctx):
+        return [x]
+    t = ctx.in_types[0]
+    negative = compare(x, constant(0, t.dtype, t.shape), "LT", t.dtype)
+    return [hlo.select(negative, hlo.ceil(x), hlo.floor(x))]  # ceil keeps -0.0 for (-1, 0)
+
+
+@register(ew.Signbit)
+def lower_signbit(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [_signbit(x, ctx.in_types[0])]
+
+
+@register(ew.Positive)
+def lower_positive(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [x]
+
+
+# --- complex parts ---------------------------------------------------------
+@register(ew.Conj)
+def lower_conj(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    if not is_complex(ctx.in_types[0].dtype):
+        return [x]
+    return [hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))]
+
+
+@register(ew.Real)
+def lower_real(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [hlo.real(x)] if is_complex(ctx.in_types[0].dtype) else [x]
+
+
+@register(ew.Imag)
+def lower_imag(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    if is_complex(ctx.in_types[0].dtype):
+        return [hlo.imag(x)]
+    return [constant(0, ctx.out_type.dtype, ctx.out_type.shape)]
+
+
+@register(ew.Angle)
+def lower_angle(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    if is_complex(ctx.in_types[0].dtype):
+        return [hlo.atan2(hlo.imag(x), hlo.real(x))]
+    t = ctx.out_type
+    return [hlo.atan2(constant(0, t.dtype, t.shape), x)]  # NumPy: arctan2(0, x)
+
+
+# --- bits ------------------------------------------------------------------
+@register(ew.Popcount)
+def lower_popcount(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    t = ctx.in_types[0]
+    if t.dtype.kind == "i":  # NumPy counts the bits of |x| (|min| wraps to min: one bit, as NumPy)
+        x = hlo.abs(x)
+    return [convert(hlo.popcnt(x), t, ctx.out_type.dtype)]
+
+
+def _shift_in_range(ctx: LoweringContext, s: ir.Value) -> ir.Value:
+    """0 <= s < bit width: NumPy's shifts are defined there; XLA's differ outside."""
+    t = ctx.out_type
+    bits = constant(8 * t.dtype.itemsize, t.dtype, t.shape)
+    ok = compare(s, bits, "LT", t.dtype)
+    if t.dtype.kind == "i":
+        ok = hlo.and_(ok, compare(s, constant(0, t.dtype, t.shape), "GE", t.dtype))
+    return ok
+
+
+@register(ew.LeftShift)
+def lower_left_shift(ctx: LoweringContext, x: ir.Value, s: ir.Value) -> list[ir.Value]:
+    x, s = _operands(ctx, (x, s))
+    t = ctx.out_type
+    return [hlo.select(_shift_in_range(ctx, s), hlo.shift_left(x, s), constant(0, t.dtype, t.shape))]
+
+
+@register(ew.RightShift)
+def lower_right_shift(ctx: LoweringContext, x: ir.Value, s: ir.Value) -> list[ir.Value]:
+    x, s = _operands(ctx, (x, s))
+    t = ctx.out_type
+    zero = constant(0, t.dtype, t.shape)
+    if t.dtype.kind == "i":
+        shifted = hlo.shift_right_arithmetic(x, s)
+        fill = hlo.select(compare(x, zero, "LT", t.dtype), constant(-1, t.dtype, t.shape), zero)
+    else:
+        shifted, fill = hlo.shift_right_logical(x, s), zero
+    return [hlo.select(_shift_in_range(ctx, s), shifted, fill)]
+
+
+# --- binary float functions ---------------------------------------------------
+@register(ew.Hypot)
+def lower_hypot(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    # max * sqrt(1 + (min/max)**2) cannot overflow; an infinity wins over NaN (C99)
+    x, y = _operands(ctx, (x, y))
+    t = ctx.out_type
+    a, b = hlo.abs(x), hlo.abs(y)
+    big, small = hlo.maximum(a, b), hlo.minimum(a, b)
+    zero, one = constant(0, t.dtype, t.shape), constant(1, t.dtype, t.shape)
+    safe = hlo.select(compare(big, zero, "EQ", t.dtype), one, big)
+    r = hlo.divide(small, safe)
+    h = hlo.multiply(big, hlo.sqrt(hlo.add(one, hlo.multiply(r, r))))
+    inf = hlo.or_(chlo.is_inf(a), chlo.is_inf(b))
+    return [hlo.select(inf, constant(np.inf, t.dtype, t.shape), h)]
+
+
+@register(ew.Copysign)
+def lower_copysign(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    x, y = _operands(ctx, (x, y))
+    return [_copysign(x, y, ctx.out_type)]
+
+
+@register(ew.Logaddexp)
+@register(ew.Logaddexp2)
+def lower_logaddexp(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    # NumPy's npy_logaddexp: max + log1p(exp(-|x - y|)), and x + log(2) where x == y
+    # (equal infinities); NaN propagates through max.
+    x, y = _operands(ctx, (x, y))
+    t = ctx.out_type
+    base2 = isinstance(ctx.op, ew.Logaddexp2)
+    neg_abs_d = hlo.negate(hlo.abs(hlo.subtract(x, y)))
+    if base2:
+        e = hlo.exponential(hlo.multiply(neg_abs_d, constant(math.log(2.0), t.dtype, t.shape)))
+        tail = hlo.multiply(hlo.log_plus_one(e), constant(1 / math.log(2.0), t.dtype, t.shape))
+    else:
+        tail = hlo.log_plus_one(hlo.exponential(neg_abs_d))
+    out = hlo.add(hlo.maximum(x, y), tail)
+    same = hlo.add(x, constant(1.0 if base2 else math.log(2.0), t.dtype, t.shape))
+    return [hlo.select(compare(x, y, "EQ", t.dtype), same, out)]
+
+
+@register(ew.Fmod)
+def lower_fmod(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    x, y = _operands(ctx, (x, y))
+    if not _is_int(ctx):
+        return [hlo.remainder(x, y)]  # C fmod, NaN for y == 0
+    t = ctx.out_type
+    zero = constant(0, t.dtype, t.shape)
+    y_zero = compare(y, zero, "EQ", t.dtype)
+    r = hlo.remainder(x, hlo.select(y_zero, constant(1, t.dtype, t.shape), y))
+    return [hlo.select(y_zero, zero, r)]
+
+
+@register(ew.Fmax)
+@register(ew.Fmin)
+def lower_fmax_fmin(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    x, y = _operands(ctx, (x, y))
+    is_max = isinstance(ctx.op, ew.Fmax)
+    dt = ctx.in_types[0].dtype
+    if is_complex(dt):
+        pick_x = hlo.or_(ordered_compare(x, y, "GE" if is_max else "LE", dt), is_nan(y, dt))
+        return [hlo.select(pick_x, x, y)]
+    out = (hlo.maximum if is_max else hlo.minimum)(x, y)
+    if is_float(dt):  # a NaN operand yields the other one
+        out = hlo.select(is_nan(x, dt), y, out)
+        out = hlo.select(is_nan(y, dt), x, out)
+    return [out]

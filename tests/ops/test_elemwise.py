@@ -54,6 +54,32 @@ UNARY = [
     Rec("reciprocal", hg.reciprocal, FLOATS + COMPLEX + SINTS, kind="nonzero"),
 ]
 
+# the rest of NumPy's ufuncs: each case checks all shapes in one graph
+UNARY_MORE = [
+    Rec("arcsin", hg.arcsin, FLOATS + COMPLEX, kind="unit"),
+    Rec("arccos", hg.arccos, FLOATS + COMPLEX, kind="unit"),
+    Rec("arctan", hg.arctan, FLOATS + COMPLEX + ["int8"]),
+    Rec("sinh", hg.sinh, FLOATS + COMPLEX),
+    Rec("cosh", hg.cosh, FLOATS + COMPLEX),
+    Rec("arcsinh", hg.arcsinh, FLOATS + COMPLEX),
+    Rec("arccosh", hg.arccosh, FLOATS + COMPLEX, kind="ge1"),
+    Rec("arctanh", hg.arctanh, FLOATS + COMPLEX, kind="unit"),
+    Rec("exp2", hg.exp2, FLOATS + COMPLEX + ["int32"]),
+    Rec("log2", hg.log2, FLOATS + COMPLEX + ["uint8"], kind="positive"),
+    Rec("log10", hg.log10, FLOATS + COMPLEX, kind="positive"),
+    Rec("cbrt", hg.cbrt, FLOATS + ["int16"]),
+    Rec("deg2rad", hg.deg2rad, FLOATS + ["int8"]),
+    Rec("rad2deg", hg.rad2deg, FLOATS + ["int64"]),
+    Rec("trunc", hg.trunc, FLOATS + INTS + ["bool"]),
+    Rec("signbit", hg.signbit, FLOATS + ["int32"]),
+    Rec("positive", hg.positive, FLOATS + COMPLEX + INTS),
+    Rec("conj", hg.conj, FLOATS + COMPLEX + ["int32", "bool"]),
+    Rec("bitwise_count", hg.bitwise_count, INTS + ["bool"], kind="full"),
+    Rec("real", hg.real, FLOATS + COMPLEX + ["int16", "bool"]),
+    Rec("imag", hg.imag, FLOATS + COMPLEX + ["int16", "bool"]),
+    Rec("angle", hg.angle, FLOATS + COMPLEX + ["int8", "bool"]),
+]
+
 BINARY = [
     Rec("add", hg.add, FLOATS + COMPLEX + INTS + ["bool"], 2),
     Rec("subtract", hg.subtract, FLOATS + COMPLEX + INTS, 2),
@@ -78,8 +104,42 @@ BINARY = [
     Rec("greater_equal", hg.greater_equal, FLOATS + INTS, 2),
 ]
 
+BINARY_MORE = [
+    Rec("arctan2", hg.arctan2, FLOATS + ["int8"], 2),
+    Rec("hypot", hg.hypot, FLOATS, 2),
+    Rec("copysign", hg.copysign, FLOATS, 2),
+    Rec("nextafter", hg.nextafter, FLOATS, 2),
+    Rec("left_shift", hg.left_shift, INTS + ["bool"], 2, kind="shift"),
+    Rec("right_shift", hg.right_shift, INTS, 2, kind="shift"),
+    Rec("logaddexp", hg.logaddexp, FLOATS, 2),
+    Rec("logaddexp2", hg.logaddexp2, FLOATS, 2),
+    Rec("fmod", hg.fmod, FLOATS + INTS, 2),
+    Rec("fmax", hg.fmax, FLOATS + INTS + ["bool", "complex64"], 2),
+    Rec("fmin", hg.fmin, FLOATS + INTS + ["complex128"], 2),
+    Rec("int_power", hg.power, INTS, 2, kind="exponent"),
+]
+
 # XLA's float16/bfloat16 transcendental results differ from NumPy's by an ulp or two
 LOOSE = {"float16": (4e-3, 2e-3), "bfloat16": (3e-2, 2e-2)}
+
+
+def _values(rng, shape, dtype, kind, arg=0):
+    """random_array, plus the domains of this module: ``ge1`` (arccosh), ``shift``
+    (full-range values shifted by -2..bits+2), ``exponent`` (ints to powers 0..9)."""
+    if kind == "ge1":
+        v = random_array(rng, shape, dtype, "positive")
+        return (v + 1).astype(v.dtype)
+    if kind == "shift":
+        if arg == 0:
+            return random_array(rng, shape, dtype, "full")
+        bits = 8 * np.dtype(dtype).itemsize
+        lo = -2 if np.dtype(dtype).kind == "i" else 0
+        return rng.integers(lo, bits + 3, size=shape).astype(dtype)
+    if kind == "exponent":
+        if arg == 0:
+            return random_array(rng, shape, dtype)
+        return rng.integers(0, 10, size=shape).astype(dtype)
+    return random_array(rng, shape, dtype, kind)
 
 
 def _cases(recs):
@@ -96,7 +156,7 @@ def test_unary_matches_perform(rec, dtype, shape, rng):
     x = hg.tensor("x", shape, dtype)
     g = hg.Graph([x], rec.fn(x))
     rtol, atol = _tol(dtype)
-    compare_with_perform(g, [random_array(rng, shape, dtype, rec.kind)], rtol=rtol, atol=atol)
+    compare_with_perform(g, [_values(rng, shape, dtype, rec.kind)], rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("rec,dtype", _cases(BINARY))
@@ -105,15 +165,40 @@ def test_binary_matches_perform(rec, dtype, xshape, yshape, rng):
     x, y = hg.tensor("x", xshape, dtype), hg.tensor("y", yshape, dtype)
     g = hg.Graph([x, y], rec.fn(x, y))
     rtol, atol = _tol(dtype)
-    vals = [random_array(rng, xshape, dtype, rec.kind), random_array(rng, yshape, dtype, rec.kind)]
+    vals = [_values(rng, xshape, dtype, rec.kind, 0), _values(rng, yshape, dtype, rec.kind, 1)]
     compare_with_perform(g, vals, rtol=rtol, atol=atol)
+
+
+UNARY_SHAPES = [(), (0,), (7,), (2, 3)]
+BINARY_SHAPES = [((), ()), ((4,), (4,)), ((2, 1), (1, 3)), ((3,), (2, 3)), ((0, 3), (3,))]
+
+
+@pytest.mark.parametrize("rec,dtype", _cases(UNARY_MORE))
+def test_more_unary_match_perform(rec, dtype, rng):
+    xs = [hg.tensor(f"x{i}", s, dtype) for i, s in enumerate(UNARY_SHAPES)]
+    g = hg.Graph(xs, [rec.fn(x) for x in xs])
+    rtol, atol = _tol(dtype)
+    compare_with_perform(g, [_values(rng, s, dtype, rec.kind) for s in UNARY_SHAPES], rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("rec,dtype", _cases(BINARY_MORE))
+def test_more_binary_match_perform(rec, dtype, rng):
+    ins, outs, vals = [], [], []
+    for i, (xs, ys) in enumerate(BINARY_SHAPES):
+        x, y = hg.tensor(f"x{i}", xs, dtype), hg.tensor(f"y{i}", ys, dtype)
+        ins += [x, y]
+        outs.append(rec.fn(x, y))
+        vals += [_values(rng, xs, dtype, rec.kind, 0), _values(rng, ys, dtype, rec.kind, 1)]
+    rtol, atol = _tol(dtype)
+    compare_with_perform(hg.Graph(ins, outs), vals, rtol=rtol, atol=atol)
 
 
 SPECIAL_F = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, -0.5, 1.5, np.inf, -np.inf, np.nan, 1e-30, 7.0, -7.0])
 
 
 @pytest.mark.parametrize("name", ["floor_divide", "remainder", "maximum", "minimum", "add", "multiply",
-                                  "divide", "less", "equal", "power"])
+                                  "divide", "less", "equal", "power", "arctan2", "hypot", "copysign",
+                                  "nextafter", "logaddexp", "logaddexp2", "fmod", "fmax", "fmin"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_binary_special_float_values(name, dtype):
     """Every pair of zeros (signed), infinities, NaN and halves: NumPy's exact semantics."""
@@ -122,28 +207,39 @@ def test_binary_special_float_values(name, dtype):
     x, y = hg.tensor("x", xs.shape, dtype), hg.tensor("y", ys.shape, dtype)
     g = hg.Graph([x, y], getattr(hg, name)(x, y))
     actual, expected = compare_with_perform(g, [xs, ys])
-    if name in ("floor_divide", "remainder"):  # signed zeros must match too
+    if name in ("floor_divide", "remainder", "copysign", "fmod", "nextafter"):  # signed zeros too
         np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
 
 
 @pytest.mark.parametrize("name", ["floor", "ceil", "round", "sign", "abs", "isnan", "isfinite", "isinf",
-                                  "exp", "log", "sqrt", "tanh", "sigmoid", "negative"])
+                                  "exp", "log", "sqrt", "tanh", "sigmoid", "negative", "trunc", "signbit",
+                                  "cbrt", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+                                  "exp2", "log2", "log10", "angle", "deg2rad", "positive"])
 def test_unary_special_float_values(name):
     x = hg.tensor("x", SPECIAL_F.shape, "float64")
     g = hg.Graph([x], getattr(hg, name)(x))
     actual, expected = compare_with_perform(g, [SPECIAL_F])
-    if name in ("floor", "ceil", "round", "negative", "abs"):
+    if name in ("floor", "ceil", "round", "negative", "abs", "trunc", "cbrt", "positive"):
         np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
 
 
 @pytest.mark.parametrize("dtype", INTS)
-@pytest.mark.parametrize("name", ["floor_divide", "remainder", "add", "subtract", "multiply"])
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "add", "subtract", "multiply", "fmod",
+                                  "left_shift", "right_shift", "bitwise_count"])
 def test_integer_edge_values(name, dtype, rng):
     """Division by zero (NumPy gives 0), min/max values, wrap-around."""
     info = np.iinfo(dtype)
     edge = np.array([0, 1, 2, 3, info.max, info.max - 1, info.min, info.min + 1, 7], dtype=dtype)
     if info.min < 0:
         edge = np.concatenate([edge, np.array([-1, -2, -3, -7], dtype=dtype)])
+    if name == "bitwise_count":
+        x = hg.tensor("x", edge.shape, dtype)
+        compare_with_perform(hg.Graph([x], hg.bitwise_count(x)), [edge])
+        return
+    if name in ("left_shift", "right_shift"):  # shifts by -2..bits+1 and by the edge values
+        bits = 8 * np.dtype(dtype).itemsize
+        shifts = np.arange(-2 if info.min < 0 else 0, bits + 2).astype(dtype)
+        edge = np.concatenate([edge, shifts])
     xs, ys = np.meshgrid(edge, edge)
     x, y = hg.tensor("x", xs.shape, dtype), hg.tensor("y", ys.shape, dtype)
     g = hg.Graph([x, y], getattr(hg, name)(x, y))
@@ -211,3 +307,17 @@ def test_elemwise_type_errors():
         hg.frontend.ops.elemwise.Add()(x, hg.tensor("i", (3,), "int32"))
     with pytest.raises(TypeError, match="truth value"):
         bool(x > 0)
+    with pytest.raises(TypeError, match="LeftShift: not defined for float32"):
+        hg.left_shift(x, x)
+    with pytest.raises(TypeError, match="Cbrt: not defined for complex64"):
+        hg.cbrt(hg.tensor("z", (3,), "complex64"))
+    with pytest.raises(TypeError, match="Popcount: not defined for float32"):
+        hg.bitwise_count(x)
+
+
+def test_complex_part_dtypes():
+    z = hg.tensor("z", (3,), "complex128")
+    i = hg.tensor("i", (3,), "int8")
+    assert hg.real(z).dtype == hg.imag(z).dtype == hg.angle(z).dtype == np.float64
+    assert hg.real(i).dtype == np.int8 and hg.angle(i).dtype == np.float16
+    assert hg.bitwise_count(i).dtype == np.uint8 and hg.signbit(i).dtype == np.bool_

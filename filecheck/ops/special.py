@@ -1,0 +1,111 @@
+# RUN: %PYTHON %s | filecheck %s
+import hlograph as hg
+import hlograph.lowering.rules.special  # noqa: F401
+from hlograph.frontend.ops import special as sp
+from hlograph.testing import print_ir
+
+
+def unary(name, fn, dtype="float32", shape=(2, 3)):
+    x = hg.tensor("x", shape, dtype)
+    print_ir(name, hg.Graph([x], fn(x)))
+
+
+def binary(name, fn, dtype="float32", xshape=(2, 3), yshape=(2, 3)):
+    x, y = hg.tensor("x", xshape, dtype), hg.tensor("y", yshape, dtype)
+    print_ir(name, hg.Graph([x, y], fn(x, y)))
+
+
+# CHECK-LABEL: TEST: erfc float32[2,3]
+# CHECK: chlo.erfc %arg0 : tensor<2x3xf32> -> tensor<2x3xf32>
+unary("erfc", sp.erfc)
+
+# CHECK-LABEL: TEST: erfinv float64[2,3]
+# CHECK: chlo.erf_inv %arg0 : tensor<2x3xf64> -> tensor<2x3xf64>
+unary("erfinv", sp.erfinv, "float64")
+
+# CHECK-LABEL: TEST: gammaln float32[2,3]
+# CHECK: chlo.lgamma %arg0 : tensor<2x3xf32> -> tensor<2x3xf32>
+unary("gammaln", sp.gammaln)
+
+# CHECK-LABEL: TEST: gammaln_int int8[2,3]
+# CHECK: %[[X:.+]] = stablehlo.convert %arg0 : (tensor<2x3xi8>) -> tensor<2x3xf16>
+# CHECK: chlo.lgamma %[[X]] : tensor<2x3xf16> -> tensor<2x3xf16>
+unary("gammaln_int", sp.gammaln, "int8")
+
+# CHECK-LABEL: TEST: digamma float32[2,3]
+# CHECK: %[[D:.+]] = chlo.digamma %arg0 : tensor<2x3xf32> -> tensor<2x3xf32>
+# CHECK: stablehlo.select {{.*}}, %[[D]] : tensor<2x3xi1>, tensor<2x3xf32>
+unary("digamma", sp.digamma)
+
+# CHECK-LABEL: TEST: trigamma float32[2,3]
+# CHECK: chlo.polygamma {{.*}}, %arg0 : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+unary("trigamma", sp.trigamma)
+
+# CHECK-LABEL: TEST: polygamma float64[3]
+# CHECK: %[[N:.+]] = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<3xf64>) -> tensor<2x3xf64>
+# CHECK: chlo.polygamma %[[N]], %arg1 : tensor<2x3xf64>, tensor<2x3xf64> -> tensor<2x3xf64>
+binary("polygamma", sp.polygamma, "float64", xshape=(3,))
+
+# CHECK-LABEL: TEST: i1e float32[2,3]
+# CHECK: chlo.bessel_i1e %arg0 : tensor<2x3xf32> -> tensor<2x3xf32>
+unary("i1e", sp.i1e)
+
+# CHECK-LABEL: TEST: i0e float32[2,3]
+# CHECK: stablehlo.abs %arg0 : tensor<2x3xf32>
+# CHECK: stablehlo.sqrt {{.*}} : tensor<2x3xf32>
+# CHECK: stablehlo.compare LE, {{.*}}, FLOAT
+# CHECK: stablehlo.select {{.*}} : tensor<2x3xi1>, tensor<2x3xf32>
+unary("i0e", sp.i0e)
+
+# CHECK-LABEL: TEST: softplus float32[2,3]
+# CHECK: stablehlo.log_plus_one {{.*}} : tensor<2x3xf32>
+# CHECK: stablehlo.maximum %arg0, {{.*}} : tensor<2x3xf32>
+unary("softplus", sp.softplus)
+
+# CHECK-LABEL: TEST: log1mexp float64[2,3]
+# CHECK-DAG: stablehlo.exponential_minus_one %arg0 : tensor<2x3xf64>
+# CHECK-DAG: stablehlo.log_plus_one {{.*}} : tensor<2x3xf64>
+# CHECK: stablehlo.select
+unary("log1mexp", sp.log1mexp, "float64")
+
+# CHECK-LABEL: TEST: xlogy float32[2,3]
+# CHECK: %[[L:.+]] = stablehlo.log %arg1 : tensor<2x3xf32>
+# CHECK: %[[M:.+]] = stablehlo.multiply %arg0, %[[L]] : tensor<2x3xf32>
+# CHECK: stablehlo.select {{.*}}, %[[M]] : tensor<2x3xi1>, tensor<2x3xf32>
+binary("xlogy", sp.xlogy)
+
+# CHECK-LABEL: TEST: xlog1py float32[2,3]
+# CHECK: stablehlo.log_plus_one %arg1 : tensor<2x3xf32>
+binary("xlog1py", sp.xlog1py)
+
+# CHECK-LABEL: TEST: ndtr float32[2,3]
+# CHECK-DAG: chlo.erfc {{.*}} -> tensor<2x3xf32>
+# CHECK-DAG: chlo.erf {{.*}} -> tensor<2x3xf32>
+# CHECK: stablehlo.select
+unary("ndtr", sp.ndtr)
+
+# CHECK-LABEL: TEST: ndtr_f16 float16[2,3]
+# CHECK: stablehlo.convert %arg0 : (tensor<2x3xf16>) -> tensor<2x3xf32>
+# CHECK: chlo.erfc {{.*}} -> tensor<2x3xf32>
+# CHECK: stablehlo.convert {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf16>
+unary("ndtr_f16", sp.ndtr, "float16")
+
+# CHECK-LABEL: TEST: ndtri float64[2,3]
+# CHECK: stablehlo.log {{.*}} : tensor<2x3xf64>
+# CHECK: stablehlo.sqrt {{.*}} : tensor<2x3xf64>
+# CHECK: stablehlo.compare GE, {{.*}}, FLOAT
+# CHECK: stablehlo.select {{.*}} : tensor<2x3xi1>, tensor<2x3xf64>
+unary("ndtri", sp.ndtri, "float64")
+
+# CHECK-LABEL: TEST: log_ndtr float32[2,3]
+# CHECK: chlo.erfc {{.*}} -> tensor<2x3xf32>
+# CHECK: stablehlo.log_plus_one {{.*}} : tensor<2x3xf32>
+# CHECK: stablehlo.compare GT, %arg0, {{.*}}, FLOAT
+# CHECK: stablehlo.select {{.*}} : tensor<2x3xi1>, tensor<2x3xf32>
+unary("log_ndtr", sp.log_ndtr)
+
+# CHECK-LABEL: TEST: erfcx float64[2,3]
+# CHECK-DAG: stablehlo.exponential {{.*}} : tensor<2x3xf64>
+# CHECK-DAG: chlo.erfc %arg0 : tensor<2x3xf64> -> tensor<2x3xf64>
+# CHECK: stablehlo.select {{.*}} : tensor<2x3xi1>, tensor<2x3xf64>
+unary("erfcx", sp.erfcx, "float64")

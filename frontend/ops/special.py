@@ -1,0 +1,317 @@
+"""Special functions (scipy.special semantics) as elementwise ops.
+
+scipy is not a dependency: each ``reference`` is written with NumPy and the
+``math`` module in float64 (series, recurrences and Newton steps where
+``math`` has no function), then rounded to the op's dtype. Integer inputs
+compute in NumPy's float for them, as ``np.exp`` would.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..graph import Variable
+from .basic import as_variable, result_type
+from .elemwise import Binary, Elemwise, _binary, _unary
+
+__all__ = [
+    "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "trigamma", "softplus",
+    "log1mexp", "xlogy", "xlog1py", "i0e", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx",
+]
+
+
+def _vectorize(fn, *args: np.ndarray) -> np.ndarray:
+    args = [np.asarray(a, dtype=np.float64) for a in args]
+    return np.vectorize(fn, otypes=[np.float64])(*args)
+
+
+# --- float64 references ---------------------------------------------------
+def _erfinv_scalar(x: float) -> float:
+    if math.isnan(x) or abs(x) > 1:
+        return math.nan
+    if abs(x) == 1:
+        return math.copysign(math.inf, x)
+    if x < 0:
+        return -_erfinv_scalar(-x)
+    # Newton on erf(y) = x, or on erfc(y) = 1 - x (exact for x >= 0.5) near 1
+    y = 0.0
+    for _ in range(100):
+        if x < 0.5:
+            f, df = math.erf(y) - x, 2 / math.sqrt(math.pi) * math.exp(-y * y)
+        else:
+            f, df = (1 - x) - math.erfc(y), 2 / math.sqrt(math.pi) * math.exp(-y * y)
+        step = f / df
+        y -= step
+        if abs(step) <= 1e-17 * max(abs(y), 1e-300):
+            break
+    return y
+
+
+def _gammaln_scalar(x: float) -> float:
+    if math.isinf(x):
+        return math.inf
+    if x <= 0 and x == math.floor(x):
+        return math.inf  # poles
+    return math.lgamma(x)
+
+
+# B_2k / (2k) for the asymptotic series of digamma, B_2k / (2k)! for Euler-Maclaurin
+_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
+
+
+def _digamma_scalar(x: float) -> float:
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    if x == 0:
+        return -math.copysign(math.inf, x)
+    if x < 0:
+        if x == math.floor(x):
+            return math.nan
+        # reflection: psi(x) = psi(1 - x) - pi / tan(pi x)
+        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * x)
+    acc = 0.0
+    while x < 10:
+        acc -= 1 / x
+        x += 1
+    series = 0.0
+    for k, b in enumerate(_BERNOULLI, start=1):
+        series += b / (2 * k) / x ** (2 * k)
+    return acc + math.log(x) - 0.5 / x - series
+
+
+def _hurwitz_zeta(s: float, q: float) -> float:
+    """zeta(s, q) for s > 1, q > 0 by Euler-Maclaurin summation."""
+    n = max(0, int(math.ceil(20 - q)))
+    total = sum((q + k) ** -s for k in range(n))
+    a = q + n
+    total += a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+    rising, fact = s, 2.0  # s (s+1) ... (s+2j-2), (2j)!
+    for j, b in enumerate(_BERNOULLI, start=1):
+        total += b / fact * rising * a ** (-s - 2 * j + 1)
+        rising *= (s + 2 * j - 1) * (s + 2 * j)
+        fact *= (2 * j + 1) * (2 * j + 2)
+    return total
+
+
+def _polygamma_scalar(n: float, x: float) -> float:
+    if math.isnan(n) or math.isnan(x) or math.isinf(n) or n < 0 or n != math.floor(n):
+        return math.nan
+    if x == -math.inf:
+        return math.nan
+    if n == 0:
+        return _digamma_scalar(x)
+    if x <= 0 and x == math.floor(x):
+        return math.inf if n % 2 == 1 else math.nan
+    if x == math.inf:
+        return 0.0
+    if x < 0:
+        return math.nan  # reference covers x > 0 only (no reflection for n >= 1)
+    n = int(n)
+    return (-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(n + 1, x)
+
+
+def _bessel_ie_scalar(order: int, x: float) -> float:
+    """exp(-|x|) I_order(x) for order 0 or 1."""
+    if math.isnan(x):
+        return math.nan
+    ax = abs(x)
+    if ax == math.inf:
+        return 0.0
+    if ax <= 30:
+        term = (ax / 2) ** order / math.factorial(order)
+        total, k = term, 0
+        while term > 1e-18 * total:
+            k += 1
+            term *= (ax / 2) ** 2 / (k * (k + order))
+            total += term
+        out = total * math.exp(-ax)
+    else:  # Hankel's asymptotic series
+        mu, term, total = 4 * order * order, 1.0, 1.0
+        for k in range(1, 20):
+            term *= -(mu - (2 * k - 1) ** 2) / (k * 8 * ax)
+            total += term
+        out = total / math.sqrt(2 * math.pi * ax)
+    return -out if (order == 1 and x < 0) else out
+
+
+def _erfcx_scalar(x: float) -> float:
+    if math.isnan(x):
+        return math.nan
+    if x < 25:
+        try:
+            return math.exp(x * x) * math.erfc(x)
+        except OverflowError:
+            return math.inf
+    # asymptotic series 1/(x sqrt(pi)) sum (-1)^n (2n-1)!! / (2x^2)^n
+    total, term = 1.0, 1.0
+    for n in range(1, 30):
+        term *= -(2 * n - 1) / (2 * x * x)
+        total += term
+    return total / (x * math.sqrt(math.pi))
+
+
+def _ndtr_scalar(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def _log_ndtr_scalar(x: float) -> float:
+    if math.isnan(x):
+        return math.nan
+    if x > 0:
+        return math.log1p(-0.5 * math.erfc(x / math.sqrt(2)))
+    if x > -20:
+        return math.log(_ndtr_scalar(x))
+    # asymptotic series: Phi(x) ~ phi(x) / -x * sum (-1)^n (2n-1)!! / x^(2n)
+    if x == -math.inf:
+        return -math.inf
+    total, term = 1.0, 1.0
+    for n in range(1, 40):
+        nxt = -term * (2 * n - 1) / (x * x)
+        if abs(nxt) >= abs(term):
+            break
+        term = nxt
+        total += term
+    return -0.5 * x * x - math.log(-x) - 0.5 * math.log(2 * math.pi) + math.log(total)
+
+
+def _ndtri_scalar(p: float) -> float:
+    if math.isnan(p) or p < 0 or p > 1:
+        return math.nan
+    if p == 0:
+        return -math.inf
+    if p == 1:
+        return math.inf
+    if p == 0.5:
+        return 0.0
+    if p > 0.5:
+        return -_ndtri_scalar(1 - p)  # 1 - p is exact here
+    # Newton on log Phi(y) = log p (log Phi is concave: converges from any start)
+    y, target = -math.sqrt(-2 * math.log(p)), math.log(p)
+    for _ in range(100):
+        log_cdf = _log_ndtr_scalar(y)
+        log_pdf = -0.5 * y * y - 0.5 * math.log(2 * math.pi)
+        step = (log_cdf - target) / math.exp(log_pdf - log_cdf)
+        y -= step
+        if abs(step) <= 1e-16 * max(abs(y), 1e-300):
+            break
+    return y
+
+
+def _xlogy(x: np.ndarray, y: np.ndarray, log) -> np.ndarray:
+    # scipy: 0 where x == 0 unless y is NaN
+    out = x * log(y)
+    return np.where((x == 0) & ~np.isnan(y), np.zeros_like(out), out)
+
+
+def _log1mexp(x: np.ndarray) -> np.ndarray:
+    # log(1 - exp(x)) for x <= 0, switching at log(1/2) for accuracy (Maechler 2012)
+    return np.where(x < -math.log(2), np.log1p(-np.exp(x)), np.log(-np.expm1(x)))
+
+
+# --- ops ------------------------------------------------------------------
+class Special(Elemwise):
+    """A real special function; ints compute in NumPy's float for them."""
+
+    float_only = True
+
+
+class Erfc(Special):
+    reference = staticmethod(lambda x: _vectorize(math.erfc, x))
+
+
+class Erfcx(Special):
+    reference = staticmethod(lambda x: _vectorize(_erfcx_scalar, x))
+
+
+class Erfinv(Special):
+    reference = staticmethod(lambda x: _vectorize(_erfinv_scalar, x))
+
+
+class Gammaln(Special):
+    reference = staticmethod(lambda x: _vectorize(_gammaln_scalar, x))
+
+
+class Digamma(Special):
+    reference = staticmethod(lambda x: _vectorize(_digamma_scalar, x))
+
+
+class Softplus(Special):
+    # log(1 + exp(x)), as numpy.logaddexp(0, x)
+    reference = staticmethod(lambda x: np.logaddexp(np.zeros_like(x), x))
+
+
+class Log1mexp(Special):
+    reference = staticmethod(_log1mexp)
+
+
+class I0e(Special):
+    reference = staticmethod(lambda x: _vectorize(lambda v: _bessel_ie_scalar(0, v), x))
+
+
+class I1e(Special):
+    reference = staticmethod(lambda x: _vectorize(lambda v: _bessel_ie_scalar(1, v), x))
+
+
+class Ndtr(Special):
+    reference = staticmethod(lambda x: _vectorize(_ndtr_scalar, x))
+
+
+class Ndtri(Special):
+    reference = staticmethod(lambda x: _vectorize(_ndtri_scalar, x))
+
+
+class LogNdtr(Special):
+    reference = staticmethod(lambda x: _vectorize(_log_ndtr_scalar, x))
+
+
+class SpecialBinary(Binary):
+    float_only = True
+
+
+class Polygamma(SpecialBinary):
+    """polygamma(n, x): the n-th derivative of digamma; n is a float holding an integer."""
+
+    reference = staticmethod(lambda n, x: _vectorize(_polygamma_scalar, n, x))
+
+
+class Xlogy(SpecialBinary):
+    reference = staticmethod(lambda x, y: _xlogy(x, y, np.log))
+
+
+class Xlog1py(SpecialBinary):
+    reference = staticmethod(lambda x, y: _xlogy(x, y, np.log1p))
+
+
+# --- builders -------------------------------------------------------------
+erfc = _unary(Erfc, "erfc", "Complementary error function 1 - erf(x), as scipy.special.erfc.")
+erfcx = _unary(Erfcx, "erfcx", "Scaled complementary error function exp(x**2) erfc(x), as scipy.special.erfcx.")
+erfinv = _unary(Erfinv, "erfinv", "Inverse error function, as scipy.special.erfinv.")
+gammaln = _unary(Gammaln, "gammaln", "log|Gamma(x)| (inf at poles), as scipy.special.gammaln.")
+digamma = psi = _unary(Digamma, "digamma", "Digamma psi(x) = d/dx log Gamma(x), as scipy.special.digamma.")
+softplus = _unary(Softplus, "softplus", "log(1 + exp(x)) without overflow.")
+log1mexp = _unary(Log1mexp, "log1mexp", "log(1 - exp(x)) for x <= 0, accurate near 0 and at -inf.")
+i0e = _unary(I0e, "i0e", "exp(-|x|) I0(x), as scipy.special.i0e.")
+i1e = _unary(I1e, "i1e", "exp(-|x|) I1(x), as scipy.special.i1e.")
+ndtr = _unary(Ndtr, "ndtr", "Standard normal CDF, as scipy.special.ndtr.")
+ndtri = _unary(Ndtri, "ndtri", "Inverse of the standard normal CDF, as scipy.special.ndtri.")
+log_ndtr = _unary(LogNdtr, "log_ndtr", "log of the standard normal CDF, accurate in both tails, "
+                  "as scipy.special.log_ndtr.")
+xlogy = _binary(Xlogy, "xlogy", "x * log(y), 0 where x == 0, as scipy.special.xlogy.")
+xlog1py = _binary(Xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0, as scipy.special.xlog1py.")
+_polygamma = Polygamma()
+
+
+def polygamma(n: Any, x: Any) -> Variable:
+    """n-th derivative of digamma at x (n a non-negative integer), as scipy.special.polygamma."""
+    dt = Polygamma.loop_dtypes(result_type(n, x))[0]
+    return _polygamma(as_variable(n, dt), as_variable(x, dt))
+
+
+def trigamma(x: Any) -> Variable:
+    """polygamma(1, x)."""
+    return polygamma(1, x)
