@@ -102,3 +102,60 @@ def switch_int32_index():
 # CHECK-NOT: stablehlo.convert
 # CHECK: "stablehlo.case"(%[[C]])
 switch_int32_index()
+
+
+def while_loop_doubling():
+    i, c = hg.scalar("i", "int32"), hg.scalar("c", "int32")
+    print_ir("while_loop_doubling", hg.Graph([i, c], hg.while_loop(lambda i: i < c, lambda i: i * 2, i)))
+
+
+# CHECK-LABEL: TEST: while_loop_doubling int32[]
+# CHECK: %[[W:.+]]:2 = stablehlo.while(%[[I:.+]] = %arg0, %[[C:.+]] = %arg1) : tensor<i32>, tensor<i32>
+# CHECK: cond {
+# CHECK: %[[LT:.+]] = stablehlo.compare LT, %[[I]], %[[C]], SIGNED
+# CHECK: stablehlo.return %[[LT]] : tensor<i1>
+# CHECK: } do {
+# CHECK: %[[NEXT:.+]] = stablehlo.multiply %[[I]]
+# CHECK: stablehlo.return %[[NEXT]], %[[C]] : tensor<i32>, tensor<i32>
+# CHECK: return %[[W]]#0 : tensor<i32>
+while_loop_doubling()
+
+
+def scan_recurrent():
+    x, h0 = hg.tensor("x", (5, 3)), hg.tensor("h0", (3,))
+    out = hg.scan(lambda xt, h: h * xt, sequences=x, outputs_info=h0)
+    print_ir("scan_recurrent", hg.Graph([x, h0], out))
+
+
+# CHECK-LABEL: TEST: scan_recurrent float32[5,3]
+# CHECK: %[[STACK:.+]] = stablehlo.constant dense<0.000000e+00> : tensor<5x3xf32>
+# CHECK: %[[W:.+]]:4 = stablehlo.while(%[[I:.+]] = %{{.+}}, %[[H:.+]] = %arg1, %[[OUT:.+]] = %[[STACK]], %[[X:.+]] = %arg0) : tensor<i64>, tensor<3xf32>, tensor<5x3xf32>, tensor<5x3xf32>
+# CHECK: stablehlo.compare LT, %[[I]]
+# CHECK: } do {
+# CHECK: %[[ROW:.+]] = stablehlo.dynamic_slice %[[X]], %[[I]], %{{.+}}, sizes = [1, 3]
+# CHECK: %[[XT:.+]] = stablehlo.reshape %[[ROW]] : (tensor<1x3xf32>) -> tensor<3xf32>
+# CHECK: %[[NEW:.+]] = stablehlo.multiply %[[H]], %[[XT]] : tensor<3xf32>
+# CHECK: %[[UPD:.+]] = stablehlo.reshape %[[NEW]] : (tensor<3xf32>) -> tensor<1x3xf32>
+# CHECK: %[[STACKED:.+]] = stablehlo.dynamic_update_slice %[[OUT]], %[[UPD]], %[[I]]
+# CHECK: stablehlo.return %{{.+}}, %[[NEW]], %[[STACKED]], %[[X]]
+# CHECK: return %[[W]]#2 : tensor<5x3xf32>
+scan_recurrent()
+
+
+def composite_twice():
+    a, b = hg.tensor("a", (3,)), hg.tensor("b", (3,))
+    fma = hg.composite([a, b], a * b + 1, name="fma")
+    x, y = hg.tensor("x", (3,)), hg.tensor("y", (3,))
+    print_ir("composite_twice", hg.Graph([x, y], fma(fma(x, y), y)))
+
+
+# CHECK-LABEL: TEST: composite_twice float32[3]
+# CHECK: func.func public @main
+# CHECK: %[[FIRST:.+]] = call @fma(%arg0, %arg1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+# CHECK: %[[SECOND:.+]] = call @fma(%[[FIRST]], %arg1)
+# CHECK: return %[[SECOND]]
+# CHECK: func.func private @fma(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>
+# CHECK: stablehlo.multiply %arg0, %arg1
+# CHECK: stablehlo.add
+# CHECK-NOT: func.func private @fma
+composite_twice()

@@ -93,14 +93,14 @@ reduction("argmin_flat", lambda x: hg.argmin(x, keepdims=True), "int16")
 # CHECK: -> tensor<2x3x4xf32>
 reduction("cumsum", lambda x: hg.cumsum(x, axis=1))
 
-# CHECK-LABEL: TEST: cumprod_flat_uint8 uint8[2,3,4]
-# CHECK: stablehlo.reshape {{.*}} -> tensor<24xui8>
-# CHECK: stablehlo.convert {{.*}} -> tensor<24xui64>
+# CHECK-LABEL: TEST: cumprod_flat_uint8 uint8[2,2,3]
+# CHECK: stablehlo.reshape {{.*}} -> tensor<12xui8>
+# CHECK: stablehlo.convert {{.*}} -> tensor<12xui64>
 # CHECK: "stablehlo.reduce_window"
-# CHECK-SAME: window_dimensions = array<i64: 24>
+# CHECK-SAME: window_dimensions = array<i64: 12>
 # CHECK: stablehlo.multiply
-# CHECK: -> tensor<24xui64>
-reduction("cumprod_flat_uint8", hg.cumprod, "uint8")
+# CHECK: -> tensor<12xui64>
+reduction("cumprod_flat_uint8", hg.cumprod, "uint8", shape=(2, 2, 3))
 
 # CHECK-LABEL: TEST: softmax float32[2,3,4]
 # CHECK: %[[M:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [2]
@@ -125,3 +125,49 @@ reduction("log_softmax", lambda x: hg.log_softmax(x, axis=0), "float64")
 # CHECK: stablehlo.log {{.*}} : tensor<4xf32>
 # CHECK: stablehlo.convert {{.*}} -> tensor<4xbf16>
 reduction("logsumexp_bfloat16", lambda x: hg.logsumexp(x, axis=(0, 1)), "bfloat16")
+
+# CHECK-LABEL: TEST: cumsum_long float32[20,3]
+# CHECK: %[[ZERO:.+]] = stablehlo.constant dense<-0.000000e+00> : tensor<1x3xf32>
+# CHECK: %[[LOOP:.+]]:3 = stablehlo.while({{.*}} = %{{.+}}, {{.*}} = %[[ZERO]], %[[OUT:.+]] = %arg0) : tensor<i64>, tensor<1x3xf32>, tensor<20x3xf32>
+# CHECK: stablehlo.compare LT
+# CHECK: do
+# CHECK: stablehlo.dynamic_slice %[[OUT]], {{.*}} sizes = [8, 3] : {{.*}} -> tensor<8x3xf32>
+# CHECK-COUNT-8: stablehlo.add {{.*}} : tensor<1x3xf32>
+# CHECK: %[[ROWS:.+]] = stablehlo.concatenate {{.*}} -> tensor<8x3xf32>
+# CHECK: stablehlo.dynamic_update_slice %[[OUT]], %[[ROWS]], {{.*}} -> tensor<20x3xf32>
+# CHECK: stablehlo.slice %[[LOOP]]#2 [16:20, 0:3]
+# CHECK: stablehlo.add %[[LOOP]]#1, {{.*}} : tensor<1x3xf32>
+# CHECK: stablehlo.slice %[[LOOP]]#2 [0:16, 0:3]
+# CHECK: stablehlo.concatenate {{.*}} -> tensor<20x3xf32>
+reduction("cumsum_long", lambda x: hg.cumsum(x, axis=0), shape=(20, 3))
+
+# CHECK-LABEL: TEST: cummax_int8 int8[2,5]
+# CHECK: %[[T:.+]] = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x5xi8>) -> tensor<5x2xi8>
+# CHECK: %[[INIT:.+]] = stablehlo.constant dense<-128> : tensor<1x2xi8>
+# CHECK: %[[ROW:.+]] = stablehlo.slice %[[T]] [0:1, 0:2]
+# CHECK: stablehlo.maximum %[[INIT]], %[[ROW]] : tensor<1x2xi8>
+# CHECK-COUNT-4: stablehlo.maximum
+# CHECK: stablehlo.concatenate {{.*}} -> tensor<5x2xi8>
+# CHECK: stablehlo.transpose {{.*}} dims = [1, 0] : (tensor<5x2xi8>) -> tensor<2x5xi8>
+reduction("cummax_int8", lambda x: hg.cummax(x, axis=-1), "int8", shape=(2, 5))
+
+# CHECK-LABEL: TEST: var_complex64 complex64[2,3,4]
+# CHECK: %[[S:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [2]
+# CHECK-SAME: -> tensor<2x3xcomplex<f32>>
+# CHECK: %[[M:.+]] = stablehlo.divide %[[S]]
+# CHECK: stablehlo.broadcast_in_dim %[[M]], dims = [0, 1]
+# CHECK: %[[D:.+]] = stablehlo.subtract %arg0
+# CHECK: stablehlo.real %[[D]] : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x3x4xf32>
+# CHECK: stablehlo.imag %[[D]]
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [2]
+# CHECK-SAME: -> tensor<2x3xf32>
+# CHECK: stablehlo.constant dense<3.000000e+00> : tensor<2x3xf32>
+reduction("var_complex64", lambda x: hg.var(x, axis=-1, ddof=1), "complex64")
+
+# CHECK-LABEL: TEST: std_int8 int8[2,3,4]
+# CHECK: stablehlo.convert {{.*}} -> tensor<2x3x4xf64>
+# CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0, 1, 2]
+# CHECK: stablehlo.multiply {{.*}} : tensor<2x3x4xf64>
+# CHECK: stablehlo.sqrt {{.*}} : tensor<f64>
+# CHECK: stablehlo.reshape {{.*}} -> tensor<1x1x1xf64>
+reduction("std_int8", lambda x: hg.std(x, keepdims=True), "int8")

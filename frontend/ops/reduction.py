@@ -1,14 +1,20 @@
 """Reductions, cumulative reductions and the softmax family, with NumPy 2 semantics.
 
-Reductions (``sum``, ``prod``, ``max``, ``min``, ``mean``, ``all``, ``any``)
+Reductions (``sum``, ``prod``, ``max``, ``min``, ``mean``, ``var``, ``std``, ``all``, ``any``)
 take ``axis=None|int|tuple`` and ``keepdims``; each node's Op carries the
 normalized axes (non-negative, sorted), so equal reductions compare equal.
 dtypes follow NumPy: ``sum``/``prod`` of bool and small integers accumulate in
 int64 (unsigned: uint64), ``mean`` of integers is float64, ``max``/``min``
 keep the dtype, ``argmax``/``argmin`` give int64 and ``all``/``any`` bool.
-float16 and bfloat16 sums, products, means and cumulative sums and products
-accumulate in float32 and round once at the end (NumPy does so for float16 in
-its means and contiguous sums).
+``var``/``std`` give a real float dtype (ints and bool: float64; complex: its
+real part's dtype). float16 and bfloat16 sums, products, means, variances and
+cumulative sums and products accumulate in float32 and round once at the end
+(NumPy does so for float16 in its means and contiguous sums).
+
+Cumulative reductions (``cumsum``, ``cumprod``, ``cummax``, ``cummin``) are one
+Op, ``CumOp``, with a ``mode``; ``cummax``/``cummin`` are
+``np.maximum.accumulate``/``np.minimum.accumulate`` (NaN propagates, the dtype
+is kept).
 
 ``softmax``, ``log_softmax`` and ``logsumexp`` follow ``scipy.special``
 (max-shifted); integer and bool inputs compute in float64, float16 and
@@ -29,8 +35,8 @@ from ..types import DTYPES, TensorType, dtype_name, is_complex, is_float
 from .basic import as_variable
 
 __all__ = [
-    "sum", "prod", "max", "min", "amax", "amin", "mean", "all", "any", "argmax", "argmin",
-    "cumsum", "cumprod", "softmax", "log_softmax", "logsumexp",
+    "sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "all", "any", "argmax",
+    "argmin", "cumsum", "cumprod", "cummax", "cummin", "softmax", "log_softmax", "logsumexp",
 ]
 
 AxisArg = int | Sequence[int] | None
@@ -59,6 +65,12 @@ def accumulation_dtype(dtype: np.dtype) -> np.dtype:
 def float_dtype(dtype: np.dtype) -> np.dtype:
     """The float dtype of ``mean``/``softmax`` results: ints and bool give float64."""
     return dtype if is_float(dtype) or is_complex(dtype) else _FLOAT64
+
+
+def real_float_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of ``var``/``std`` results: ints and bool give float64, complex its real dtype."""
+    dtype = float_dtype(dtype)
+    return np.finfo(dtype).dtype if is_complex(dtype) else dtype
 
 
 # --- axes -----------------------------------------------------------------------
@@ -229,6 +241,44 @@ class Any(Reduce):
         return _BOOL
 
 
+class Var(Op):
+    """Variance over axes, as numpy.var: ``mean(abs(x - mean(x))**2)`` with
+    ``n - ddof`` as the divisor (a divisor <= 0 gives inf or NaN, as NumPy). The
+    result is real (complex -> its real dtype; ints and bool -> float64)."""
+
+    __props__ = ("axis", "keepdims", "ddof")
+
+    def __init__(self, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0):
+        name = type(self).__name__
+        self.axis = _check_axis_arg(axis, name)
+        self.keepdims = bool(keepdims)
+        if isinstance(ddof, bool) or not isinstance(ddof, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name}: ddof must be a real number, got {ddof!r}")
+        self.ddof = int(ddof) if float(ddof).is_integer() else float(ddof)
+
+    def make_node(self, x: typing.Any) -> Apply:
+        x = as_variable(x)
+        axes = _normalize_axes(self, self.axis, x)
+        op = self if self.axis == axes else type(self)(axes, self.keepdims, self.ddof)
+        out = TensorType(real_float_dtype(x.dtype), _reduced_shape(x.shape, axes, self.keepdims))
+        return Apply(op, [x], [out])
+
+    def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        x = inputs[0].astype(accumulation_dtype(float_dtype(inputs[0].dtype)))
+        out_dt = node.outputs[0].dtype
+        return [_quiet(lambda: np.asarray(self._reference(x)).astype(out_dt))]
+
+    def _reference(self, x: np.ndarray) -> np.ndarray:
+        return np.var(x, axis=self.axis, keepdims=self.keepdims, ddof=self.ddof)
+
+
+class Std(Var):
+    """Standard deviation over axes, as numpy.std: the square root of ``Var``."""
+
+    def _reference(self, x: np.ndarray) -> np.ndarray:
+        return np.std(x, axis=self.axis, keepdims=self.keepdims, ddof=self.ddof)
+
+
 class Argmax(Op):
     """Index of the first maximum along ``axis`` (None: of the flattened input), as
     numpy.argmax: int64, and the first NaN counts as the maximum."""
@@ -264,14 +314,17 @@ class Argmin(Argmax):
 
 
 # --- cumulative reductions --------------------------------------------------------
-_CUM_MODES = {"add": np.cumsum, "mul": np.cumprod}
+_CUM_MODES = {"add": np.cumsum, "mul": np.cumprod,
+              "max": np.maximum.accumulate, "min": np.minimum.accumulate}
 
 
 class CumOp(Op):
-    """Cumulative sum (``mode='add'``) or product (``mode='mul'``) along ``axis``, as
-    numpy.cumsum / numpy.cumprod; ``axis=None`` works on the flattened input (so a
-    0-d input gives shape (1,)). dtypes as numpy: bool and small ints give int64;
-    float16 and bfloat16 accumulate in float32."""
+    """Cumulative sum (``mode='add'``), product (``'mul'``), maximum (``'max'``) or
+    minimum (``'min'``) along ``axis``, as numpy.cumsum / numpy.cumprod /
+    np.maximum.accumulate / np.minimum.accumulate; ``axis=None`` works on the
+    flattened input (so a 0-d input gives shape (1,)). dtypes as numpy: sums and
+    products of bool and small ints give int64, and float16 and bfloat16
+    accumulate in float32; maxima and minima keep the dtype and propagate NaN."""
 
     __props__ = ("axis", "mode")
 
@@ -283,7 +336,7 @@ class CumOp(Op):
 
     def make_node(self, x: typing.Any) -> Apply:
         x = as_variable(x)
-        out_dt = sum_dtype(x.dtype)
+        out_dt = sum_dtype(x.dtype) if self.mode in ("add", "mul") else x.dtype
         if self.axis is None:
             return Apply(self, [x], [TensorType(out_dt, (x.type.size,))])
         (axis,) = _normalize_axes(self, self.axis, x)
@@ -293,9 +346,13 @@ class CumOp(Op):
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         (x,) = inputs
         out_dt = node.outputs[0].dtype
+        fn = _CUM_MODES[self.mode]
+        if self.mode in ("max", "min"):
+            if self.axis is None:
+                x = x.reshape(-1)
+            return [np.asarray(fn(x, axis=0 if self.axis is None else self.axis)).astype(out_dt)]
         if x.dtype in _HALF:
             x = x.astype(_FLOAT32)
-        fn = _CUM_MODES[self.mode]
         res = _quiet(lambda: np.asarray(fn(x, axis=self.axis, dtype=sum_dtype(x.dtype))).astype(out_dt))
         return [res]
 
@@ -413,6 +470,16 @@ def mean(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variabl
     return Mean(axis, keepdims)(x)
 
 
+def var(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0) -> Variable:
+    """Variance over ``axis`` with divisor ``n - ddof``, as numpy.var (real result)."""
+    return Var(axis, keepdims, ddof)(x)
+
+
+def std(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0) -> Variable:
+    """Standard deviation over ``axis`` with divisor ``n - ddof``, as numpy.std (real result)."""
+    return Std(axis, keepdims, ddof)(x)
+
+
 def all(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
     """Whether all elements over ``axis`` are nonzero, as numpy.all."""
     return All(axis, keepdims)(x)
@@ -441,6 +508,18 @@ def cumsum(x: typing.Any, axis: int | None = None) -> Variable:
 def cumprod(x: typing.Any, axis: int | None = None) -> Variable:
     """Cumulative product along ``axis`` (None: of the flattened input), as numpy.cumprod."""
     return CumOp(axis, "mul")(x)
+
+
+def cummax(x: typing.Any, axis: int | None = None) -> Variable:
+    """Running maximum along ``axis`` (None: of the flattened input), as
+    np.maximum.accumulate (NaN propagates)."""
+    return CumOp(axis, "max")(x)
+
+
+def cummin(x: typing.Any, axis: int | None = None) -> Variable:
+    """Running minimum along ``axis`` (None: of the flattened input), as
+    np.minimum.accumulate (NaN propagates)."""
+    return CumOp(axis, "min")(x)
 
 
 def _as_float(x: typing.Any) -> Variable:

@@ -6,7 +6,7 @@ import pytest
 
 import hlograph as hg
 from hlograph.frontend.graph import Apply, Op
-from hlograph.frontend.ops.control import IfElse, Switch
+from hlograph.frontend.ops.control import Composite, IfElse, Switch, WhileLoop
 from hlograph.frontend.types import TensorType
 from hlograph.lowering import register
 from hlograph.tests.helpers import compare_with_perform, random_array
@@ -337,3 +337,180 @@ def test_switch_rejects_bad_index_and_branches():
         hg.switch(hg.scalar("i", "int32"), x)
     with pytest.raises(TypeError, match=r"switch: branches must have the same number of outputs, got 1, 1, 2"):
         hg.switch(hg.scalar("i", "int32"), [[x], [x], [x, x]])
+
+
+# --- while_loop ----------------------------------------------------------------------
+def test_while_loop_matches_perform():
+    i, s, c = hg.scalar("i", "int32"), hg.scalar("s", "float64"), hg.scalar("c", "float32")
+    res = hg.while_loop(lambda i, s: i < 10, lambda i, s: [i + 1, s * 2 + c], [i, s])
+    actual, expected = compare_with_perform(hg.Graph([i, s, c], res), [np.int32(3), 1.0, np.float32(0.5)])
+    assert int(expected[0]) == 10
+    # zero iterations: the initial values come back
+    actual, expected = compare_with_perform(hg.Graph([i, s, c], res), [np.int32(12), 1.5, np.float32(0.5)])
+    assert int(expected[0]) == 12 and float(expected[1]) == 1.5
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "complex64"])
+def test_while_loop_tensor_state_with_free_variable(dtype, rng):
+    """Newton-like iteration on a vector, stopping on a value-dependent condition;
+    the body reads a tensor from the enclosing graph."""
+    x, y = hg.tensor("x", (4,), dtype), hg.tensor("y", (4,), dtype)
+    out = hg.while_loop(lambda v: hg.sum(hg.abs(v)) < 1000, lambda v: v * 2 + y, x)
+    assert out.type == x.type
+    values = [random_array(rng, (4,), dtype) + np.array(1, dtype), random_array(rng, (4,), dtype)]
+    compare_with_perform(hg.Graph([x, y], out), values)
+
+
+def test_while_loop_node_holds_free_variables():
+    x, y = hg.tensor("x", (3,)), hg.tensor("y", (3,))
+    out = hg.while_loop(lambda v: hg.max(v) < 100, lambda v: v + hg.exp(y), x)
+    node = out.owner
+    assert isinstance(node.op, WhileLoop) and node.op.n_carry == 1
+    # exp(y) does not depend on the carried value: computed once, outside
+    assert len(node.inputs) == 2 and node.inputs[1].owner is not None
+    assert node.inputs[1].owner.inputs[0] is y
+
+
+def test_while_loop_specializes_unknown_dims(rng):
+    x = hg.tensor("x", (None, 2), "float32")
+    out = hg.while_loop(lambda v: hg.sum(v) < 50, lambda v: v + 1, x)
+    assert out.type == x.type
+    fn = hg.compile(hg.Graph([x], out))
+    for n in (1, 3):
+        values = random_array(rng, (n, 2), "float32")
+        np.testing.assert_allclose(fn(values), hg.evaluate(hg.Graph([x], out), values), rtol=1e-6)
+
+
+def test_while_loop_errors():
+    x = hg.tensor("x", (3,))
+    with pytest.raises(TypeError, match=r"while_loop: body_fn gives 2 values for 1 carried values"):
+        hg.while_loop(lambda v: hg.sum(v) < 1, lambda v: [v, v], x)
+    with pytest.raises(TypeError, match=r"WhileLoop: body output 0 must be float32\[3\], got float64\[3\]"):
+        hg.while_loop(lambda v: hg.sum(v) < 1, lambda v: hg.astype(v, "float64"), x)
+    with pytest.raises(TypeError, match=r"WhileLoop: body output 0 must be float32\[3\], got float32\[1\]"):
+        hg.while_loop(lambda v: hg.sum(v) < 1, lambda v: hg.sum(v, keepdims=True), x)
+    with pytest.raises(ValueError, match=r"while_loop: cond_fn must give a scalar, got bool\[3\]"):
+        hg.while_loop(lambda v: v < 1, lambda v: v, x)
+
+
+# --- scan ------------------------------------------------------------------------------
+def test_scan_rnn_matches_perform(rng):
+    x, h0, w = hg.tensor("x", (6, 3)), hg.tensor("h0", (3,)), hg.tensor("w", (3, 3))
+    out = hg.scan(lambda xt, h, w: hg.tanh(hg.matmul(w, h) + xt), sequences=x, outputs_info=h0,
+                  non_sequences=w)
+    assert out.type == TensorType("float32", (6, 3))
+    values = [random_array(rng, s, "float32") for s in [(6, 3), (3,), (3, 3)]]
+    compare_with_perform(hg.Graph([x, h0, w], out), values)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "complex128"])
+def test_scan_mixed_outputs_and_free_variables(dtype, rng):
+    """A recurrent and a plain output, two sequences, a captured free variable."""
+    x, y = hg.tensor("x", (5, 2), dtype), hg.tensor("y", (7,), dtype)
+    a0, c = hg.tensor("a0", (2,), dtype), hg.scalar("c", dtype)
+    acc, prod = hg.scan(lambda xt, yt, acc: [acc + xt * c, yt * hg.sum(xt)], sequences=[x, y],
+                        outputs_info=[a0, None])
+    assert acc.shape == (5, 2) and prod.shape == (5,)
+    values = [random_array(rng, s, dtype) for s in [(5, 2), (7,), (2,), ()]]
+    compare_with_perform(hg.Graph([x, y, a0, c], [acc, prod]), values)
+
+
+def test_scan_without_sequences_uses_n_steps():
+    """Fibonacci: two recurrent states, a Python scalar result cast to the state dtype."""
+    a, b = hg.scalar("a", "int64"), hg.scalar("b", "int64")
+    fa, fb = hg.scan(lambda a, b: [b, a + b], outputs_info=[a, b], n_steps=10)
+    actual, expected = compare_with_perform(hg.Graph([a, b], [fa, fb]), [np.int64(0), np.int64(1)])
+    assert list(expected[0]) == [1, 1, 2, 3, 5, 8, 13, 21, 34, 55]
+    count = hg.scan(lambda k: k + 1, outputs_info=[hg.constant(np.int8(0))], n_steps=4)
+    assert count.dtype == np.int8
+
+
+@pytest.mark.parametrize("n_steps", [0, 1, 3])
+def test_scan_fewer_steps_than_the_sequence(n_steps, rng):
+    x, h = hg.tensor("x", (4, 2)), hg.tensor("h", (2,))
+    out = hg.scan(lambda xt, h: h * xt, sequences=x, outputs_info=h, n_steps=n_steps)
+    assert out.shape == (n_steps, 2)
+    compare_with_perform(hg.Graph([x, h], out), [random_array(rng, s, "float32") for s in [(4, 2), (2,)]])
+
+
+def test_scan_specializes_unknown_dims(rng):
+    x, h = hg.tensor("x", (3, None)), hg.tensor("h", (None,))
+    out = hg.scan(lambda xt, h: hg.maximum(h, xt), sequences=x, outputs_info=h)
+    assert out.shape == (3, None)
+    fn = hg.compile(hg.Graph([x, h], out))
+    for n in (2, 5):
+        values = [random_array(rng, (3, n), "float32"), random_array(rng, (n,), "float32")]
+        np.testing.assert_array_equal(fn(*values), hg.evaluate(hg.Graph([x, h], out), *values))
+
+
+def test_scan_errors():
+    x, h = hg.tensor("x", (4, 2)), hg.tensor("h", (2,))
+    with pytest.raises(ValueError, match=r"scan: n_steps must be given unless every sequence has a static length"):
+        hg.scan(lambda h: h, outputs_info=h)
+    with pytest.raises(ValueError, match=r"scan: sequence 0 must have a leading axis"):
+        hg.scan(lambda s: s, sequences=hg.scalar("s"))
+    with pytest.raises(ValueError, match=r"sequence 0 has 4 steps, fewer than n_steps=5"):
+        hg.scan(lambda xt: xt, sequences=x, n_steps=5)
+    with pytest.raises(TypeError, match=r"scan: fn gives 1 outputs for 2 entries of outputs_info"):
+        hg.scan(lambda xt, h: h, sequences=x, outputs_info=[h, None])
+    with pytest.raises(TypeError, match=r"Scan: recurrent output 0 must be float32\[2\], got float64\[2\]"):
+        hg.scan(lambda xt, h: hg.astype(h, "float64"), sequences=x, outputs_info=h)
+    with pytest.raises(ValueError, match=r"scan: n_steps must be a static int >= 0, got -1"):
+        hg.scan(lambda h: h, outputs_info=h, n_steps=-1)
+
+
+# --- composite ---------------------------------------------------------------------------
+def _fma():
+    a, b = hg.tensor("a", (3,)), hg.tensor("b", (3,))
+    return hg.composite([a, b], a * b + 1, name="fma")
+
+
+def test_composite_matches_perform_and_is_one_node(rng):
+    fma = _fma()
+    x, y = hg.tensor("x", (3,)), hg.tensor("y", (3,))
+    out = fma(fma(x, y), y)
+    g = hg.Graph([x, y], out)
+    assert [type(n.op) for n in g.nodes] == [Composite, Composite]
+    compare_with_perform(g, [random_array(rng, (3,), "float32") for _ in range(2)])
+
+
+def test_composite_lowers_to_one_private_function():
+    fma = _fma()
+    x, y = hg.tensor("x", (3,)), hg.tensor("y", (3,))
+    text = hg.compile(hg.Graph([x, y], fma(fma(x, y), y)), pipeline="O0").lower().as_text()
+    assert text.count("func.func private @fma(") == 1
+    assert text.count("call @fma(") == 2
+
+
+def test_composite_multiple_outputs_and_specialization(rng):
+    a = hg.tensor("a", (None,), "int32")
+    stats = hg.composite([a], [hg.sum(a), hg.max(a), a * 2], name="stats")
+    x = hg.tensor("x", (None,), "int32")
+    s, m, d = stats(x)
+    assert (s.type, d.type) == (TensorType("int64", ()), TensorType("int32", (None,)))
+    fn = hg.compile(hg.Graph([x], [s, m, d]))
+    for n in (1, 4):
+        values = random_array(rng, (n,), "int32")
+        for got, want in zip(fn(values), hg.evaluate(hg.Graph([x], [s, m, d]), values)):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_composite_inside_scan(rng):
+    fma = _fma()
+    x, h = hg.tensor("x", (4, 3)), hg.tensor("h", (3,))
+    out = hg.scan(lambda xt, h: fma(xt, h), sequences=x, outputs_info=h)
+    compare_with_perform(hg.Graph([x, h], out), [random_array(rng, (4, 3), "float32"),
+                                                 random_array(rng, (3,), "float32")])
+
+
+def test_composite_errors():
+    fma = _fma()
+    with pytest.raises(TypeError, match=r"Composite\{name='fma'\}: expected 2 inputs, got 1"):
+        fma(hg.tensor("x", (3,)))
+    with pytest.raises(TypeError, match=r"Composite\{name='fma'\}: input 1 must be float32\[3\], got int8\[3\]"):
+        fma(hg.tensor("x", (3,)), hg.tensor("y", (3,), "int8"))
+    a = hg.tensor("a")
+    with pytest.raises(ValueError, match=r"Composite: name must be an identifier, got 'a b'"):
+        hg.composite([a], a + 1, name="a b")
+    with pytest.raises(Exception, match=r"is used by .* but is not a graph input"):
+        hg.composite([a], a + hg.tensor("other"))

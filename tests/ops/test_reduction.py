@@ -10,6 +10,7 @@ import pytest
 
 import hlograph as hg
 from hlograph.frontend.ops import reduction as rd
+from hlograph.frontend.types import is_complex, is_float
 from hlograph.tests.helpers import compare_with_perform, random_array
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
@@ -31,6 +32,8 @@ class Rec:
     tuple_axes: bool = True
     #: "sparse": values with many zeros (all, any)
     kind: str = "normal"
+    #: False: only the dtype cases (the axes are another Rec's, same lowering)
+    shape_cases: bool = True
 
 
 REDUCTIONS = [
@@ -46,6 +49,8 @@ REDUCTIONS = [
     Rec("argmin", hg.argmin, ["bool", "int32", "uint64"] + FLOATS + ["complex128"],
         empty_ok=False, tuple_axes=False),
     Rec("logsumexp", hg.logsumexp, ["bool", "int32"] + FLOATS),
+    Rec("var", hg.var, ["bool", "uint16", "int64"] + FLOATS + COMPLEX),
+    Rec("std", hg.std, ["int32", "float16", "float32", "complex64"], shape_cases=False),
 ]
 
 #: (shape, axis, keepdims)
@@ -103,7 +108,7 @@ def _case_id(shape, axis, keepdims):
 
 def _shape_cases():
     return [pytest.param(rec, *case, id=f"{rec.name}-{_case_id(*case)}")
-            for rec in REDUCTIONS for case in CASES if _valid(rec, case[0], case[1])]
+            for rec in REDUCTIONS if rec.shape_cases for case in CASES if _valid(rec, case[0], case[1])]
 
 
 def _dtype_cases():
@@ -143,7 +148,7 @@ def test_reduction_empty_axis_matches_perform(rec, dtype):
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "mean", "max", "min", "all", "any", "argmax", "argmin",
-                                  "cumsum", "cumprod"])
+                                  "cumsum", "cumprod", "var", "std"])
 @pytest.mark.parametrize("dtype", ["bool"] + INTS + FLOATS + COMPLEX)
 def test_reduction_dtype_rules_follow_numpy(name, dtype):
     """The declared result dtype is NumPy's (sum of int8 is int64, mean of ints float64, ...)."""
@@ -169,7 +174,7 @@ SPECIAL_ROWS = np.array([
 
 
 @pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "sum", "prod", "mean", "logsumexp",
-                                  "softmax", "log_softmax", "cumsum", "cumprod"])
+                                  "softmax", "log_softmax", "cumsum", "cumprod", "cummax", "var"])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("axis", [1, 0])
 def test_reduction_special_float_values(name, dtype, axis):
@@ -180,7 +185,7 @@ def test_reduction_special_float_values(name, dtype, axis):
     actual, expected = _check(lambda x: getattr(hg, name)(x, axis=-1 if axis == 1 else 0),
                               values.shape, dtype, values, **_tol(dtype))
     np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected))
-    if name in ("max", "min"):  # exact
+    if name in ("max", "min", "cummax", "cummin"):  # exact
         np.testing.assert_array_equal(actual, expected)
 
 
@@ -209,7 +214,7 @@ def test_reduction_nan_in_long_rows(name, rng):
     _check(lambda x: getattr(hg, name)(x, axis=1), values.shape, "float32", values)
 
 
-@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "cummax", "cummin"])
 def test_complex_extrema_order_lexicographically(name):
     values = np.array([[1 + 2j, 1 + 3j, 1 - 1j, 0 + 9j],
                        [2 + 0j, 2 + 0j, -2 + 5j, 2 - 0j],
@@ -245,19 +250,71 @@ CUM_CASES = [((), None), ((0,), 0), ((0,), None), ((3, 0), 1), ((3, 0), 0), ((5,
              ((2, 3, 4), 1), ((2, 3, 4), -1)]
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
-@pytest.mark.parametrize("shape,axis", CUM_CASES, ids=str)
-def test_cumulative_axes_match_perform(name, shape, axis, rng):
-    _check(lambda x: getattr(hg, name)(x, axis=axis), shape, "float32",
-           random_array(rng, shape, "float32", "unit"), **_tol("float32"))
+CUM_NAMES = ["cumsum", "cumprod", "cummax", "cummin"]
+#: long axes take the loop (blocks of 8 and a tail; an inner axis moved to the front or not)
+CUM_LONG_CASES = [((37, 5), 0), ((5, 37), 1), ((3, 20, 17), 1), ((3, 20, 2), -2), ((8, 3), 0),
+                  ((16, 2), 0), ((13,), 0), ((4, 5), None)]
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def _cum_values(rng, shape, dtype):
+    values = random_array(rng, shape, dtype, "unit")
+    if is_float(values.dtype) or is_complex(values.dtype):
+        values = (1 + values / 8).astype(values.dtype)  # long products neither vanish nor blow up
+    return values
+
+
+def _check_cumulative(shape, dtype, values, axes, **kw):
+    """Every cumulative op along each of ``axes``, as outputs of one graph."""
+    x = hg.tensor("x", shape, dtype)
+    outs = [getattr(hg, name)(x, axis=axis) for axis in axes for name in CUM_NAMES]
+    return compare_with_perform(hg.Graph([x], outs), [values], **kw)
+
+
+@pytest.mark.parametrize("shape,axis", CUM_CASES + CUM_LONG_CASES, ids=str)
+def test_cumulative_axes_match_perform(shape, axis, rng):
+    _check_cumulative(shape, "float32", _cum_values(rng, shape, "float32"), [axis], **_tol("float32"))
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "uint64"] + FLOATS + COMPLEX)
-def test_cumulative_dtypes_match_perform(name, dtype, rng):
-    for shape, axis in [((3, 4), 0), ((2, 5), -1), ((2, 3), None)]:
-        _check(lambda x: getattr(hg, name)(x, axis=axis), shape, dtype,
-               random_array(rng, shape, dtype), **_tol(dtype))
+def test_cumulative_dtypes_match_perform(dtype, rng):
+    """Axis 0 of (21, 3) takes the loop, axis 1 the reduce_window, None the loop on 63."""
+    _check_cumulative((21, 3), dtype, _cum_values(rng, (21, 3), dtype), [0, -1, None], **_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "float16", "complex64"])
+def test_cummax_cummin_keep_the_dtype(name, dtype):
+    x = hg.tensor("x", (2, 3), dtype)
+    ufunc = np.maximum if name == "cummax" else np.minimum
+    assert getattr(hg, name)(x, axis=0).dtype == ufunc.accumulate(np.ones((2, 3), x.dtype), axis=0).dtype
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cummax"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cumulative_long_axis_is_sequential(name, dtype, rng):
+    """The loop adds in NumPy's order, so float results are equal, not only close."""
+    values = random_array(rng, (300, 7), dtype)
+    actual, expected = _check(lambda x: getattr(hg, name)(x, axis=0), values.shape, dtype, values)
+    np.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.parametrize("shape,axis", [((40, 3), 0), ((3, 40), 1)], ids=str)
+def test_cumulative_nan_propagates_along_long_axes(shape, axis, rng):
+    values = random_array(rng, shape, "float32")
+    index = [slice(None)] * 2
+    index[axis] = 17
+    values[tuple(index)] = [np.nan, np.inf, -np.inf][: values[tuple(index)].size]
+    actual, expected = _check_cumulative(shape, "float32", values, [axis])
+    for a, e in zip(actual, expected):
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(e))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_cumulative_integers_wrap_as_numpy(name, dtype, rng):
+    info = np.iinfo(dtype)
+    values = rng.choice(np.array([info.max, info.max // 3, 3, 1], dtype), size=(30, 2))
+    _check(lambda x: getattr(hg, name)(x, axis=0), values.shape, dtype, values)
 
 
 def test_cumsum_0d_flattens_to_1d():
@@ -270,6 +327,30 @@ def test_cumsum_0d_flattens_to_1d():
 def test_cumsum_long_axis(rng):
     values = random_array(rng, (2, 500), "float64")
     _check(lambda x: hg.cumsum(x, axis=1), values.shape, "float64", values, rtol=1e-12, atol=1e-12)
+
+
+# --- variance ---------------------------------------------------------------------------------
+DDOFS = [1, 2.5, 4, 7]
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dtype", ["float32", "complex128", "int16"])
+def test_var_std_ddof_matches_perform(name, dtype, rng):
+    """ddof beyond the axis length divides by 0 (inf, or NaN for 0 / 0), as NumPy."""
+    values = random_array(rng, (3, 4), dtype)
+    values[0] = values[0, 0]  # a constant row: 0 / 0 when n - ddof <= 0
+    x = hg.tensor("x", (3, 4), dtype)
+    outs = [getattr(hg, name)(x, axis=-1, ddof=ddof) for ddof in DDOFS]
+    actual, expected = compare_with_perform(hg.Graph([x], outs), [values], **_tol(dtype))
+    assert np.isnan(expected[-1][0]) and np.isinf(expected[-1][1])
+
+
+def test_var_is_shift_invariant_in_float64(rng):
+    """Two passes (mean first): a large offset does not cancel the variance away."""
+    values = random_array(rng, (4, 50), "float64") + 1e8
+    actual, expected = _check(lambda x: hg.var(x, axis=1), values.shape, "float64", values,
+                              rtol=1e-6, atol=0)
+    assert np.all(expected > 0.1)
 
 
 # --- softmax family ---------------------------------------------------------------------------
@@ -321,6 +402,9 @@ def test_reduction_node_props_are_normalized():
     assert hg.mean(x).owner.op == rd.Mean((0, 1, 2))
     assert hg.argmax(x, axis=-2).owner.op == rd.Argmax(1)
     assert hg.cumprod(x, axis=-1).owner.op == rd.CumOp(2, "mul")
+    assert hg.cummax(x, axis=-2).owner.op == rd.CumOp(1, "max")
+    assert hg.var(x, axis=(-1,), ddof=1.0).owner.op == rd.Var((2,), False, 1)
+    assert hg.std(x, keepdims=True).owner.op == rd.Std((0, 1, 2), True, 0)
     assert x.max(axis=-1, keepdims=True).owner.op == rd.Max((2,), True)
 
 
@@ -337,6 +421,8 @@ def test_variable_methods_build_reductions(rng):
     (lambda x: hg.mean(x, axis=(0, -4)), r"Mean.*axis -4 is out of bounds for input 'x' of rank 3"),
     (lambda x: hg.argmax(x, axis=-4), r"Argmax.*axis -4 is out of bounds"),
     (lambda x: hg.cumsum(x, axis=3), r"CumOp\{axis=3, mode='add'\}: axis 3 is out of bounds"),
+    (lambda x: hg.cummin(x, axis=-4), r"CumOp\{axis=-4, mode='min'\}: axis -4 is out of bounds"),
+    (lambda x: hg.std(x, axis=(0, 3)), r"Std\{axis=\(0, 3\).*axis 3 is out of bounds"),
     (lambda x: hg.softmax(x, axis=5), r"Softmax\{axis=5\}: axis 5 is out of bounds"),
     (lambda x: hg.logsumexp(x, axis=(1, -2)), r"LogSumExp.*repeated axis in \(1, -2\)"),
     (lambda x: hg.sum(x, axis=(0, 0)), r"repeated axis in \(0, 0\) for input 'x'"),
@@ -352,6 +438,8 @@ def test_reduction_bad_axis_raises(build, match):
     (lambda x: hg.max(x, axis=True), r"Max: axis must be"),
     (lambda x: hg.argmax(x, axis=(0,)), r"Argmax: axis must be None or an int, got \(0,\)"),
     (lambda x: hg.cumsum(x, axis=(0, 1)), r"axis must be None or an int"),
+    (lambda x: hg.var(x, ddof="1"), r"Var: ddof must be a real number, got '1'"),
+    (lambda x: hg.std(x, ddof=True), r"Std: ddof must be a real number, got True"),
     (lambda x: hg.softmax(hg.astype(x, "complex64")),
      r"Softmax\{axis=-1\}: input .* must have a real float dtype, got complex64"),
 ])
@@ -362,8 +450,8 @@ def test_reduction_bad_axis_type_raises(build, match):
 
 
 def test_cumop_bad_mode_raises():
-    with pytest.raises(ValueError, match=r"CumOp: mode must be one of 'add', 'mul', got 'max'"):
-        rd.CumOp(0, "max")
+    with pytest.raises(ValueError, match=r"CumOp: mode must be one of 'add', 'mul', 'max', 'min', got 'or'"):
+        rd.CumOp(0, "or")
 
 
 @pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
