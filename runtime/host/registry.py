@@ -63,4 +63,5 @@ def get_impl(op: Op) -> Callable | None:
 
 
 def registered_ops() -> dict[type, Callable]:
+    _load_builtins()
     return dict(_IMPLS)
