@@ -20,9 +20,9 @@ class LoweringError(RuntimeError):
 
 def _location(node: Apply, index: int, file_locs: dict, op_names: dict) -> ir.Location:
     op = node.op
-    label = op_names.get(op)
+    label = op_names.get(id(op))
     if label is None:
-        label = op_names[op] = str(op)
+        label = op_names[id(op)] = str(op)
     name = f"{label}:{index}"
     trace = node.trace
     if trace is None:
@@ -47,10 +47,12 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
                first_index: int = 0) -> None:
     """Lowers ``nodes`` (topologically sorted) at the current insertion point,
     reading operands from and writing results to ``env`` (id(Variable) -> Value)."""
-    file_locs, op_names = mctx.file_locations, {}
+    file_locs, op_names, rules = mctx.file_locations, {}, {}
     ir_type = mctx.ir_type
     for i, node in enumerate(nodes, first_index):
-        rule = get_rule(node.op)
+        rule = rules.get(type(node.op))
+        if rule is None:
+            rule = rules[type(node.op)] = get_rule(node.op)
         operands = [env[id(v)] if id(v) in env else value_of(env, v) for v in node.inputs]
         with _location(node, i, file_locs, op_names):
             results = rule(LoweringContext(mctx, node), *operands)

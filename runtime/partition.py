@@ -45,11 +45,31 @@ def placement(node: Apply) -> tuple[str, str]:
     return HOST, f"{name}: {reason}; no Numba implementation, runs its Python perform"
 
 
+def _kind(op: Op) -> str:
+    return DEVICE if has_rule(op) and not op.host_only else HOST
+
+
 def partition(graph: Graph) -> list[Segment]:
+    kinds: dict[type, str] = {}
+    node_kinds = []
+    for node in graph.nodes:
+        cls = type(node.op)
+        kind = kinds.get(cls)
+        if kind is None:
+            kind = kinds[cls] = _kind(node.op)
+        if kind == HOST:
+            placement(node)  # raises for an op that cannot run anywhere
+        node_kinds.append(kind)
+    if HOST not in node_kinds:  # the common case: one device segment
+        if not graph.nodes:
+            return []
+        produced = {id(o) for n in graph.nodes for o in n.outputs}
+        return [Segment(DEVICE, list(graph.nodes),
+                        [v for v in graph.inputs],
+                        _unique(v for v in graph.outputs if id(v) in produced))]
     seg_of: dict[int, int] = {}  # id(Variable) -> segment index
     by_index: dict[int, Segment] = {}
-    for node in graph.nodes:
-        kind, _ = placement(node)
+    for node, kind in zip(graph.nodes, node_kinds):
         parity = 0 if kind == DEVICE else 1
         need = 0
         for v in node.inputs:

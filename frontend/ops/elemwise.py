@@ -9,6 +9,7 @@ operands of a single dtype and the lowering never guesses.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, ClassVar
 
@@ -53,6 +54,7 @@ class Elemwise(Op):
     logical: ClassVar[bool] = False
 
     @classmethod
+    @functools.cache  # resolving a ufunc's loop costs microseconds; graphs ask per node
     def loop_dtypes(cls, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
         """(operand dtype, output dtype) NumPy uses for inputs of ``dtype``."""
         name = cls.__name__
