@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def python_blocks(path: pathlib.Path) -> list[str]:
@@ -24,16 +24,16 @@ def filecheck(checks: str, output: str, tmp_path: pathlib.Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("name", ["adding_an_op.md"])
+@pytest.mark.parametrize("name", ["docs/adding_an_op.md", "README.md"])
 def test_tutorial_runs(name, capsys, tmp_path):
-    blocks = python_blocks(DOCS / name)
+    blocks = python_blocks(ROOT / name)
     assert blocks, f"{name} has no python blocks"
     namespace: dict = {"__name__": f"docs_{name}"}
     n_checked = 0
     for block in blocks:
-        exec(compile(block, str(DOCS / name), "exec"), namespace)
+        exec(compile(block, str(ROOT / name), "exec"), namespace)
         out = capsys.readouterr().out
         if "# CHECK" in block:
             filecheck(block, out, tmp_path)
             n_checked += 1
-    assert n_checked >= 1
+    assert n_checked >= 1 or name == "README.md"
