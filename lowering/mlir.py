@@ -284,4 +284,6 @@ def jax_stablehlo_text(fn, arg_types) -> str:
     return lowered.compiler_ir("stablehlo").operation.get_asm(large_elements_limit=None)
 
 
-__all__ += ["jnp", "jsp_linalg", "merge_mlir_modules", "jax_stablehlo_text"]
+lax = jax.lax
+
+__all__ += ["jnp", "jsp_linalg", "lax", "merge_mlir_modules", "jax_stablehlo_text"]

@@ -109,3 +109,29 @@ unary("log_ndtr", sp.log_ndtr)
 # CHECK-DAG: chlo.erfc %arg0 : tensor<2x3xf64> -> tensor<2x3xf64>
 # CHECK: stablehlo.select {{.*}} : tensor<2x3xi1>, tensor<2x3xf64>
 unary("erfcx", sp.erfcx, "float64")
+
+# The incomplete gamma and beta functions call jax's lowering, merged as a private function.
+# CHECK-LABEL: TEST: gammainc float32[2,3]
+# CHECK: %[[A:.+]] = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+# CHECK: %[[P:.+]] = call @[[F:jax_gammainc.*]](%arg0, %[[A]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+# CHECK: stablehlo.select {{.*}}, %[[P]] : tensor<2x3xi1>, tensor<2x3xf32>
+# CHECK: func.func private @[[F]](%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>) -> tensor<2x3xf32>
+binary("gammainc", sp.gammainc, yshape=(3,))
+
+# CHECK-LABEL: TEST: gammaincc float64[2,3]
+# CHECK: call @[[F:jax_gammaincc.*]](%arg0, %arg1) : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+# CHECK: func.func private @[[F]](%arg0: tensor<2x3xf64>, %arg1: tensor<2x3xf64>) -> tensor<2x3xf64>
+binary("gammaincc", sp.gammaincc, "float64")
+
+
+def ternary(name, fn, dtype="float32", shape=(2, 3)):
+    a, b, x = (hg.tensor(n, shape, dtype) for n in "abx")
+    print_ir(name, hg.Graph([a, b, x], fn(a, b, x)))
+
+
+# CHECK-LABEL: TEST: betainc float16[2,3]
+# CHECK: %[[A:.+]] = stablehlo.convert %arg0 : (tensor<2x3xf16>) -> tensor<2x3xf32>
+# CHECK: %[[R:.+]] = call @[[F:jax_betainc.*]](%[[A]], {{.*}}) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+# CHECK: stablehlo.convert %[[R]] : (tensor<2x3xf32>) -> tensor<2x3xf16>
+# CHECK: func.func private @[[F]](%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>, %arg2: tensor<2x3xf32>)
+ternary("betainc", sp.betainc, "float16")

@@ -9,7 +9,7 @@ import importlib as _importlib
 FAMILIES = {
     name: _importlib.import_module(f"{__name__}.{name}")
     for name in ("basic", "elemwise", "special", "reduction", "shape", "construct", "indexing",
-                 "linalg", "conv", "control", "dynamic", "sort", "assertion", "random")
+                 "linalg", "conv", "blockwise", "control", "dynamic", "sort", "assertion", "random")
 }
 
 from . import builders  # noqa: E402

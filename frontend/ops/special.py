@@ -1,9 +1,10 @@
 """Special functions (scipy.special semantics) as elementwise ops.
 
-scipy is not a dependency: each ``reference`` is written with NumPy and the
-``math`` module in float64 (series, recurrences and Newton steps where
-``math`` has no function), then rounded to the op's dtype. Integer inputs
-compute in NumPy's float for them, as ``np.exp`` would.
+Most ``reference`` functions are written with NumPy and the ``math`` module
+in float64 (series, recurrences and Newton steps where ``math`` has no
+function), then rounded to the op's dtype; the incomplete gamma and beta
+functions use ``scipy.special`` in float64. Integer inputs compute in NumPy's
+float for them, as ``np.exp`` would.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import numpy as np
 
 from ..graph import Variable
 from .basic import as_variable, result_type
-from .elemwise import Binary, Elemwise, _binary, _unary
+from .elemwise import Binary, Elemwise, _apply, _binary, _unary
 
 __all__ = [
     "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "trigamma", "softplus",
     "log1mexp", "xlogy", "xlog1py", "i0e", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx",
+    "gammainc", "gammaincc", "betainc",
 ]
 
 
@@ -279,6 +281,34 @@ class Polygamma(SpecialBinary):
     reference = staticmethod(lambda n, x: _vectorize(_polygamma_scalar, n, x))
 
 
+def _scipy(name: str):
+    """scipy.special.<name> in float64 (scipy's float32 loops are less accurate)."""
+    def reference(*args: np.ndarray) -> np.ndarray:
+        import scipy.special
+
+        return getattr(scipy.special, name)(*(np.asarray(a, dtype=np.float64) for a in args))
+    return staticmethod(reference)
+
+
+class Gammainc(SpecialBinary):
+    """Regularized lower incomplete gamma function P(a, x)."""
+
+    reference = _scipy("gammainc")
+
+
+class Gammaincc(SpecialBinary):
+    """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+
+    reference = _scipy("gammaincc")
+
+
+class Betainc(Special):
+    """Regularized incomplete beta function I_x(a, b)."""
+
+    nin = 3
+    reference = _scipy("betainc")
+
+
 class Xlogy(SpecialBinary):
     reference = staticmethod(lambda x, y: _xlogy(x, y, np.log))
 
@@ -303,7 +333,17 @@ log_ndtr = _unary(LogNdtr, "log_ndtr", "log of the standard normal CDF, accurate
                   "as scipy.special.log_ndtr.")
 xlogy = _binary(Xlogy, "xlogy", "x * log(y), 0 where x == 0, as scipy.special.xlogy.")
 xlog1py = _binary(Xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0, as scipy.special.xlog1py.")
+gammainc = _binary(Gammainc, "gammainc", "Regularized lower incomplete gamma function P(a, x), "
+                   "as scipy.special.gammainc.")
+gammaincc = _binary(Gammaincc, "gammaincc", "Regularized upper incomplete gamma function Q(a, x), "
+                    "as scipy.special.gammaincc.")
 _polygamma = Polygamma()
+_betainc = Betainc()
+
+
+def betainc(a: Any, b: Any, x: Any) -> Variable:
+    """Regularized incomplete beta function I_x(a, b), as scipy.special.betainc."""
+    return _apply(_betainc, a, b, x)
 
 
 def polygamma(n: Any, x: Any) -> Variable:

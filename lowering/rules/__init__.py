@@ -1,5 +1,5 @@
 """Lowering rules, one module per op family (mirrors frontend/ops); importing
 this package registers them all."""
 
-from . import (assertion, construct, control, conv, elemwise, indexing, linalg,  # noqa: F401
-               random, reduction, shape, sort, special)
+from . import (assertion, blockwise, construct, control, conv, elemwise, indexing,  # noqa: F401
+               linalg, random, reduction, shape, sort, special)
