@@ -25,6 +25,7 @@ from .basic import as_variable, normalize_axes, normalize_axis, promote
 __all__ = [
     "reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concatenate", "stack",
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange", "eye",
+    "empty", "empty_like", "alloc",
 ]
 
 
@@ -558,6 +559,21 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Variable:
     if x.type.is_static:
         return broadcast_to(fill, x.shape)
     return FullLike()(x, fill)
+
+
+def empty(shape: int | Sequence[int], dtype: Any = "float64") -> Variable:
+    """numpy.empty: NumPy leaves the contents unspecified; hlograph gives zeros."""
+    return zeros(shape, dtype)
+
+
+def empty_like(x: Any, dtype: Any = None) -> Variable:
+    """numpy.empty_like: unspecified contents (zeros here), shaped like ``x``."""
+    return zeros_like(x, dtype)
+
+
+def alloc(value: Any, *shape: int) -> Variable:
+    """PyTensor's ``alloc(value, *shape)``: ``value`` broadcast to ``shape``."""
+    return broadcast_to(as_variable(value), shape)
 
 
 def zeros_like(x: Any, dtype: Any = None) -> Variable:

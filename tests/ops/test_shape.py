@@ -472,3 +472,18 @@ def test_eye_errors():
         hg.eye(-1)
     with pytest.raises(TypeError):
         hg.eye(3, k=1.5)
+
+
+def test_empty_and_alloc():
+    x = hg.tensor("x", (3,), "float32")
+    outs = [hg.empty((2, 3), "int32"), hg.empty_like(x), hg.alloc(x, 2, 3), hg.alloc(1.5, 4)]
+    assert [o.type for o in outs[:2]] == [hg.TensorType("int32", (2, 3)), x.type]
+    g = hg.Graph([x], outs)
+    v = np.array([1, 2, 3], np.float32)
+    got = hg.compile(g)(v)
+    for a, b in zip(got, hg.evaluate(g, v)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(got[2], np.broadcast_to(v, (2, 3)))
+    np.testing.assert_array_equal(got[3], np.full(4, 1.5))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        hg.alloc(x, 2, 4)
