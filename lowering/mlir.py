@@ -114,7 +114,7 @@ def device_putter(dtype: np.dtype, shape: tuple[int, ...], device):
     return device_put
 
 
-# --- Running StableHLO modules from outside hlograph (runtime/load.py, runtime/validate.py) ---
+# --- Running StableHLO modules from outside hlograph (runtime/load.py, passes/validation.py) ---
 
 def eval_module(module: ir.Module, args: list[ir.Attribute]) -> list[ir.Attribute]:
     """Runs ``@main`` of ``module`` in StableHLO's reference interpreter; arguments and

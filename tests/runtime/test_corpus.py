@@ -19,7 +19,7 @@ import pytest
 from hlograph.lowering.mlir import func, hlo, ir
 from hlograph.runtime.load import element_dtype, parse_module
 from hlograph.runtime.run import main
-from hlograph.runtime.validate import validate_pipeline
+from hlograph.passes.validation import validate
 
 
 def _corpus_dir() -> Path | None:
@@ -150,5 +150,5 @@ VALIDATED = {  # program: whether the reference interpreter can run it too
 
 @pytest.mark.parametrize("stem", list(VALIDATED), ids=str)
 def test_corpus_o2_is_translation_valid(stem):
-    report = validate_pipeline((CORPUS / f"{stem}.mlir").read_text(), "O2", trials=2, args_from="inputs")
+    report = validate((CORPUS / f"{stem}.mlir").read_text(), "O2", trials=2, args_from="inputs")
     assert report.interpreter == VALIDATED[stem], report.note

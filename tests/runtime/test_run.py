@@ -1,4 +1,4 @@
-"""hlograph.runtime.load, the check.* convention, hlograph-run and translation validation."""
+"""hlograph.runtime.load, the check.* convention and hlograph-run."""
 
 from __future__ import annotations
 
@@ -12,11 +12,9 @@ import pytest
 from hlograph.lowering import mlir
 from hlograph.runtime.checks import (Check, CheckError, CheckSyntaxError, evaluate_check,
                                      rewrite_check_syntax, ulp_difference)
-from hlograph.runtime.load import (ArraySpec, CheckFailure, LoadedModule, MLIRDiagnosticError, element_dtype,
-                                   load, prepare)
+from hlograph.runtime.load import (CheckFailure, LoadedModule, MLIRDiagnosticError, element_dtype, load,
+                                   prepare)
 from hlograph.runtime.run import main
-from hlograph.runtime.validate import (_Interpreted, bitwise_mismatches, flush_subnormals,
-                                       random_inputs, validate_pipeline)
 
 # --------------------------------------------------------------------------- #
 # Modules used below
@@ -552,150 +550,3 @@ def test_cli_reads_stdin(monkeypatch, tmp_path):
     data = corpus_style().encode()
     monkeypatch.setattr(sys, "stdin", type("S", (), {"buffer": io.BytesIO(data)})())
     assert cli(["-"]) == (0, "<stdin>: 1 check passed\n", "")
-
-
-# --------------------------------------------------------------------------- #
-# Translation validation
-# --------------------------------------------------------------------------- #
-
-MIXED = """
-func.func @main(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>, %c: tensor<3xcomplex<f64>>,
-                %d: tensor<5xi8>, %e: tensor<2xbf16>) -> (tensor<4x3xf32>, tensor<3xcomplex<f64>>,
-                tensor<5xi8>, tensor<2xbf16>, tensor<5xi1>) {
-  %0 = stablehlo.add %a, %b : tensor<4x3xf32>
-  %1 = stablehlo.multiply %0, %a : tensor<4x3xf32>
-  %2 = stablehlo.negate %c : tensor<3xcomplex<f64>>
-  %3 = stablehlo.multiply %d, %d : tensor<5xi8>
-  %4 = stablehlo.abs %e : tensor<2xbf16>
-  %z = stablehlo.constant dense<0> : tensor<5xi8>
-  %5 = stablehlo.compare LT, %d, %z : (tensor<5xi8>, tensor<5xi8>) -> tensor<5xi1>
-  return %1, %2, %3, %4, %5 : tensor<4x3xf32>, tensor<3xcomplex<f64>>, tensor<5xi8>, tensor<2xbf16>, tensor<5xi1>
-}
-"""
-
-
-def test_validate_accepts_an_identity_transform():
-    report = validate_pipeline(MIXED, lambda module: None)
-    assert report.trials == 3 and report.outputs == 15 and report.interpreter
-
-
-def test_validate_accepts_an_upstream_pipeline():
-    assert validate_pipeline(MIXED, "canonicalize,cse", trials=2).outputs == 10
-
-
-def test_validate_catches_a_changed_result():
-    def wrong(module):
-        return str(module).replace("stablehlo.multiply %0", "stablehlo.subtract %0")
-    with pytest.raises(AssertionError, match=r"trial 0 \(PJRT\): result 0 \(tensor<4x3xf32>\) changed in 12 of 12"):
-        validate_pipeline(MIXED, wrong)
-
-
-def test_validate_catches_a_changed_signed_zero():
-    text = """func.func @main(%a: tensor<256xf32>) -> tensor<256xf32> {
-      %z = stablehlo.constant dense<-0.0> : tensor<256xf32>
-      %0 = stablehlo.add %a, %z : tensor<256xf32>
-      return %0 : tensor<256xf32>
-    }"""
-
-    def plus_zero(module):  # x + (+0.0) turns -0.0 into +0.0
-        return str(module).replace("-0.000000e+00", "0.000000e+00")
-    validate_pipeline(text, lambda m: None, trials=2)
-    # XLA itself rewrites x + 0.0 to x, so PJRT may not see the difference; the
-    # reference interpreter does.
-    with pytest.raises(AssertionError, match=r"trial 1 \((PJRT|reference interpreter)\): result 0 "
-                                             r"\(tensor<256xf32>\) changed in \d+ of 256 elements; "
-                                             r"first at index \[\d+\]: before -0.0, after 0.0"):
-        validate_pipeline(text, plus_zero)
-
-
-def test_validate_catches_a_changed_signature():
-    text = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
-      %0 = stablehlo.negate %a : tensor<4xf32>
-      return %0 : tensor<4xf32>
-    }"""
-    widened = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf64> {
-      %0 = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xf64>
-      return %0 : tensor<4xf64>
-    }"""
-    with pytest.raises(AssertionError, match=r"changed the signature of @main: \(tensor<4xf32>\) -> "
-                                             r"\(tensor<4xf32>\) became \(tensor<4xf32>\) -> \(tensor<4xf64>\)"):
-        validate_pipeline(text, lambda module: widened)
-
-
-def test_validate_catches_an_invalid_module():
-    def breaks(module):
-        return str(module).replace("-> tensor<5xi1>", "-> tensor<5xi8>")
-    with pytest.raises(AssertionError, match=r"the pipeline produced an invalid module:\n<after>:\d+:\d+: error: "):
-        validate_pipeline(MIXED, breaks)
-
-
-def test_validate_catches_a_pipeline_that_breaks_the_module():
-    def corrupt(module):
-        with module.context:
-            main_fn = module.body.operations[0]
-            main_fn.attributes["function_type"] = mlir.ir.TypeAttr.get(mlir.ir.FunctionType.get(
-                mlir.ir.FunctionType(mlir.ir.TypeAttr(main_fn.attributes["function_type"]).value).inputs, []))
-    with pytest.raises(AssertionError, match=r"invalid module:\n<after>:\d+:\d+: error: .*"
-                                             r"\(after the pass pipeline corrupt\)"):
-        validate_pipeline(MIXED, corrupt)
-
-
-def test_validate_catches_a_dropped_check():
-    def drop_check(module):
-        return "\n".join(l for l in str(module).splitlines() if "check.expect" not in l)
-    with pytest.raises(AssertionError, match="changed the number of checks from 1 to 0"):
-        validate_pipeline(corpus_style(), drop_check)
-
-
-def test_interpreter_agrees_with_pjrt_on_exact_ops(rng):
-    prepared = prepare(MIXED)
-    inputs = random_inputs(prepared.in_specs, rng, trial=1)
-    pjrt_out = LoadedModule(prepared).run_all(*inputs)
-    ref_out = _Interpreted(prepared).run(inputs)
-    for x, y in zip(pjrt_out, ref_out):
-        assert bitwise_mismatches(x, y).size == 0
-
-
-def test_random_inputs_cover_special_values(rng):
-    specs = [ArraySpec(np.dtype(np.float32), (1000,), "tensor<1000xf32>"),
-             ArraySpec(np.dtype(np.int8), (1000,), "tensor<1000xi8>")]
-    x, i = random_inputs(specs, rng, trial=1)
-    assert np.isnan(x).any() and np.isposinf(x).any() and np.isneginf(x).any()
-    assert (np.signbit(x) & (x == 0)).any()
-    assert i.min() == -128 and i.max() == 127
-    tame, small = random_inputs(specs, rng, trial=0)
-    assert np.isfinite(tame).all() and np.abs(small).max() <= 8
-
-
-def test_validate_ignores_xla_flushing_subnormals():
-    # x == 0 and "x has no bits but the sign" agree in IEEE-754, but XLA:CPU treats
-    # subnormal inputs as zero in comparisons: PJRT runs get flushed inputs, the
-    # interpreter the subnormals themselves.
-    text = """func.func @main(%a: tensor<512xf32>) -> tensor<512xi1> {
-      %z = stablehlo.constant dense<0.0> : tensor<512xf32>
-      %0 = stablehlo.compare EQ, %a, %z : (tensor<512xf32>, tensor<512xf32>) -> tensor<512xi1>
-      return %0 : tensor<512xi1>
-    }"""
-    by_bits = """func.func @main(%a: tensor<512xf32>) -> tensor<512xi1> {
-      %bits = stablehlo.bitcast_convert %a : (tensor<512xf32>) -> tensor<512xui32>
-      %mask = stablehlo.constant dense<2147483647> : tensor<512xui32>
-      %m = stablehlo.and %bits, %mask : tensor<512xui32>
-      %z = stablehlo.constant dense<0> : tensor<512xui32>
-      %0 = stablehlo.compare EQ, %m, %z : (tensor<512xui32>, tensor<512xui32>) -> tensor<512xi1>
-      return %0 : tensor<512xi1>
-    }"""
-    assert validate_pipeline(text, lambda module: by_bits, trials=3).interpreter
-
-
-def test_flush_subnormals_keeps_the_sign():
-    x = np.array([1e-40, -1e-40, 1.0, -0.0], np.float32)
-    np.testing.assert_array_equal(np.signbit(flush_subnormals([x])[0]), [False, True, False, True])
-    np.testing.assert_array_equal(flush_subnormals([x])[0], [0.0, 0.0, 1.0, 0.0])
-    z = np.array([1e-40 - 1e-310j], np.complex128)
-    assert flush_subnormals([z])[0][0] == 1e-40
-
-
-def test_bitwise_mismatches_treats_nans_alike():
-    a = np.array([np.nan, 0.0, 1.0], np.float32)
-    b = np.array([-np.nan, -0.0, 1.0], np.float32)
-    np.testing.assert_array_equal(bitwise_mismatches(a, b), [1])
