@@ -1,39 +1,22 @@
-"""Lowering rules by Op class: ``@register(OpClass)`` over a dict, looked up by MRO."""
+"""Lowering rules by Op class: ``@register(OpClass)``, looked up along the MRO."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from ..frontend.graph import Op
+from ..frontend.registry import OpRegistry
 
 __all__ = ["register", "get_rule", "has_rule", "lookup", "registered_ops"]
 
-_RULES: dict[type, Callable] = {}
+RULES = OpRegistry("lowering rule")
 
-
-def register(op_class: type[Op]):
-    """Decorator: ``@register(MyOp)`` above ``def lower_my_op(ctx, *operands) -> list[ir.Value]``."""
-    if not (isinstance(op_class, type) and issubclass(op_class, Op)):
-        raise TypeError(f"register() takes an Op subclass, got {op_class!r}")
-
-    def decorator(rule: Callable) -> Callable:
-        if op_class in _RULES:
-            old = _RULES[op_class]
-            where = getattr(old, "__qualname__", None) or getattr(getattr(old, "func", None), "__qualname__", repr(old))
-            raise ValueError(f"a lowering rule for {op_class.__name__} is already registered ({where})")
-        _RULES[op_class] = rule
-        return rule
-
-    return decorator
-
-
-def lookup(op_class: type) -> Callable | None:
-    """The rule registered for ``op_class`` or its nearest base class, or None."""
-    for cls in op_class.__mro__:
-        rule = _RULES.get(cls)
-        if rule is not None:
-            return rule
-    return None
+#: Decorator: ``@register(MyOp)`` above ``def lower_my_op(ctx, *operands) -> list[ir.Value]``.
+register = RULES.register
+#: The rule for an Op class or its nearest base class, or None.
+lookup = RULES.lookup
+#: Op class -> rule, for the classes registered directly.
+registered_ops = RULES.registered
 
 
 def has_rule(op: Op) -> bool:
@@ -53,7 +36,3 @@ def get_rule(op: Op) -> Callable:
             f"(see docs/adding_an_op.md)"
         )
     return rule
-
-
-def registered_ops() -> dict[type, Callable]:
-    return dict(_RULES)
