@@ -69,5 +69,11 @@ class LoweringContext:
         (t,) = self.out_types
         return t
 
+    def broadcast_operands(self, operands) -> list[ir.Value]:
+        """``operands`` (one per input) broadcast NumPy-style to the (single) output's shape."""
+        from .emit import broadcast_to
+        shape = self.out_type.shape
+        return [broadcast_to(x, t, shape) for x, t in zip(operands, self.in_types)]
+
     def ir_out_types(self) -> list[ir.RankedTensorType]:
         return [self.module.ir_type(v.type) for v in self.node.outputs]

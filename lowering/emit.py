@@ -11,7 +11,7 @@ from ..frontend.types import TensorType, is_complex, is_float
 from .mlir import dense_attr, element_type, hlo, i64_array, ir, tensor_type
 
 __all__ = [
-    "real_dtype", "is_nan", "ordered_compare", "constant", "full_like_type", "broadcast_to", "convert", "compare", "compare_type",
+    "real_dtype", "is_nan", "ordered_compare", "signbit", "constant", "full_like_type", "broadcast_to", "convert", "compare", "compare_type",
     "ir_type", "scalar_type", "reduce_region",
 ]
 
@@ -117,3 +117,10 @@ def ordered_compare(a: ir.Value, b: ir.Value, direction: str, dtype: np.dtype) -
     strict = direction[0] + "T"
     return hlo.or_(compare(ra, rb, strict, fdt),
                    hlo.and_(compare(ra, rb, "EQ", fdt), compare(ia, ib, direction, fdt)))
+
+
+def signbit(x: ir.Value, t: TensorType) -> ir.Value:
+    """The sign bit of float ``x`` of type ``t`` (true for -0.0 and negative NaNs too)."""
+    it = TensorType(f"int{8 * t.dtype.itemsize}", t.shape)
+    as_int = hlo.bitcast_convert(tensor_type(it), x)
+    return compare(as_int, constant(0, it.dtype, t.shape), "LT", it.dtype)

@@ -103,7 +103,7 @@ class Elemwise(Op):
             return [np.asarray(fn(*inputs), dtype=node.outputs[0].dtype)]
 
 
-def _apply(op: Elemwise, *args: Any) -> Variable:
+def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
     """Promote ``args`` (NEP 50), cast to the op's loop dtype, build the node."""
     dt = result_type(*args)
     in_dt, _ = op.loop_dtypes(dt)
@@ -293,111 +293,103 @@ class Cast(Op):
 
 
 # --- builders ------------------------------------------------------------
-def _unary(cls: type[Elemwise], name: str, doc: str):
+def elemwise_builder(cls: type[Elemwise], name: str, doc: str):
+    """The NumPy-named builder of an Elemwise Op class: promotes, casts, applies."""
     op = cls()
-
-    def builder(x: Any) -> Variable:
-        return _apply(op, x)
-
+    if cls.nin == 1:
+        def builder(x: Any) -> Variable:
+            return apply_elemwise(op, x)
+    else:
+        def builder(x: Any, y: Any) -> Variable:
+            return apply_elemwise(op, x, y)
     builder.__name__ = builder.__qualname__ = name
     builder.__doc__ = doc
     return builder
 
 
-def _binary(cls: type[Elemwise], name: str, doc: str):
-    op = cls()
+negative = elemwise_builder(Negative, "negative", "Numerical negative, as numpy.negative.")
+abs = absolute = elemwise_builder(Abs, "abs", "Absolute value (complex -> real magnitude), as numpy.abs.")
+sign = elemwise_builder(Sign, "sign", "Sign, as numpy.sign (complex: z/|z|).")
+exp = elemwise_builder(Exp, "exp", "Exponential, as numpy.exp.")
+log = elemwise_builder(Log, "log", "Natural logarithm, as numpy.log.")
+log1p = elemwise_builder(Log1p, "log1p", "log(1 + x), accurate near 0, as numpy.log1p.")
+expm1 = elemwise_builder(Expm1, "expm1", "exp(x) - 1, accurate near 0, as numpy.expm1.")
+sqrt = elemwise_builder(Sqrt, "sqrt", "Square root, as numpy.sqrt.")
+rsqrt = elemwise_builder(Rsqrt, "rsqrt", "1 / sqrt(x).")
+sin = elemwise_builder(Sin, "sin", "Sine, as numpy.sin.")
+cos = elemwise_builder(Cos, "cos", "Cosine, as numpy.cos.")
+tan = elemwise_builder(Tan, "tan", "Tangent, as numpy.tan.")
+tanh = elemwise_builder(Tanh, "tanh", "Hyperbolic tangent, as numpy.tanh.")
+sigmoid = elemwise_builder(Sigmoid, "sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)).")
+erf = elemwise_builder(Erf, "erf", "Error function, as scipy.special.erf.")
+floor = elemwise_builder(Floor, "floor", "Floor, as numpy.floor (ints unchanged).")
+ceil = elemwise_builder(Ceil, "ceil", "Ceiling, as numpy.ceil (ints unchanged).")
+isnan = elemwise_builder(IsNan, "isnan", "NaN test, as numpy.isnan.")
+isfinite = elemwise_builder(IsFinite, "isfinite", "Finiteness test, as numpy.isfinite.")
+isinf = elemwise_builder(IsInf, "isinf", "Infinity test, as numpy.isinf.")
+logical_not = elemwise_builder(LogicalNot, "logical_not", "Logical NOT (non-bool: x == 0), as numpy.logical_not.")
+bitwise_not = invert = elemwise_builder(BitwiseNot, "bitwise_not", "Bitwise NOT, as numpy.invert.")
+square = elemwise_builder(Square, "square", "x * x, as numpy.square.")
+reciprocal = elemwise_builder(Reciprocal, "reciprocal", "1 / x, as numpy.reciprocal (ints truncate).")
 
-    def builder(x: Any, y: Any) -> Variable:
-        return _apply(op, x, y)
+add = elemwise_builder(Add, "add", "x + y, as numpy.add.")
+subtract = elemwise_builder(Subtract, "subtract", "x - y, as numpy.subtract.")
+multiply = elemwise_builder(Multiply, "multiply", "x * y, as numpy.multiply.")
+divide = true_divide = elemwise_builder(Divide, "divide", "True division x / y (ints -> float64), as numpy.divide.")
+floor_divide = elemwise_builder(FloorDivide, "floor_divide", "x // y, as numpy.floor_divide (int // 0 == 0).")
+remainder = mod = elemwise_builder(Remainder, "remainder", "x % y with the sign of y, as numpy.remainder.")
+power = elemwise_builder(Power, "power", "x ** y, as numpy.power.")
+maximum = elemwise_builder(Maximum, "maximum", "Elementwise max, NaN-propagating, as numpy.maximum.")
+minimum = elemwise_builder(Minimum, "minimum", "Elementwise min, NaN-propagating, as numpy.minimum.")
+bitwise_and = elemwise_builder(BitwiseAnd, "bitwise_and", "x & y, as numpy.bitwise_and.")
+bitwise_or = elemwise_builder(BitwiseOr, "bitwise_or", "x | y, as numpy.bitwise_or.")
+bitwise_xor = elemwise_builder(BitwiseXor, "bitwise_xor", "x ^ y, as numpy.bitwise_xor.")
+logical_and = elemwise_builder(LogicalAnd, "logical_and", "Logical AND, as numpy.logical_and.")
+logical_or = elemwise_builder(LogicalOr, "logical_or", "Logical OR, as numpy.logical_or.")
+logical_xor = elemwise_builder(LogicalXor, "logical_xor", "Logical XOR, as numpy.logical_xor.")
+equal = elemwise_builder(Equal, "equal", "x == y, as numpy.equal.")
+not_equal = elemwise_builder(NotEqual, "not_equal", "x != y, as numpy.not_equal.")
+less = elemwise_builder(Less, "less", "x < y, as numpy.less.")
+less_equal = elemwise_builder(LessEqual, "less_equal", "x <= y, as numpy.less_equal.")
+greater = elemwise_builder(Greater, "greater", "x > y, as numpy.greater.")
+greater_equal = elemwise_builder(GreaterEqual, "greater_equal", "x >= y, as numpy.greater_equal.")
 
-    builder.__name__ = builder.__qualname__ = name
-    builder.__doc__ = doc
-    return builder
-
-
-negative = _unary(Negative, "negative", "Numerical negative, as numpy.negative.")
-abs = absolute = _unary(Abs, "abs", "Absolute value (complex -> real magnitude), as numpy.abs.")
-sign = _unary(Sign, "sign", "Sign, as numpy.sign (complex: z/|z|).")
-exp = _unary(Exp, "exp", "Exponential, as numpy.exp.")
-log = _unary(Log, "log", "Natural logarithm, as numpy.log.")
-log1p = _unary(Log1p, "log1p", "log(1 + x), accurate near 0, as numpy.log1p.")
-expm1 = _unary(Expm1, "expm1", "exp(x) - 1, accurate near 0, as numpy.expm1.")
-sqrt = _unary(Sqrt, "sqrt", "Square root, as numpy.sqrt.")
-rsqrt = _unary(Rsqrt, "rsqrt", "1 / sqrt(x).")
-sin = _unary(Sin, "sin", "Sine, as numpy.sin.")
-cos = _unary(Cos, "cos", "Cosine, as numpy.cos.")
-tan = _unary(Tan, "tan", "Tangent, as numpy.tan.")
-tanh = _unary(Tanh, "tanh", "Hyperbolic tangent, as numpy.tanh.")
-sigmoid = _unary(Sigmoid, "sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)).")
-erf = _unary(Erf, "erf", "Error function, as scipy.special.erf.")
-floor = _unary(Floor, "floor", "Floor, as numpy.floor (ints unchanged).")
-ceil = _unary(Ceil, "ceil", "Ceiling, as numpy.ceil (ints unchanged).")
-isnan = _unary(IsNan, "isnan", "NaN test, as numpy.isnan.")
-isfinite = _unary(IsFinite, "isfinite", "Finiteness test, as numpy.isfinite.")
-isinf = _unary(IsInf, "isinf", "Infinity test, as numpy.isinf.")
-logical_not = _unary(LogicalNot, "logical_not", "Logical NOT (non-bool: x == 0), as numpy.logical_not.")
-bitwise_not = invert = _unary(BitwiseNot, "bitwise_not", "Bitwise NOT, as numpy.invert.")
-square = _unary(Square, "square", "x * x, as numpy.square.")
-reciprocal = _unary(Reciprocal, "reciprocal", "1 / x, as numpy.reciprocal (ints truncate).")
-
-add = _binary(Add, "add", "x + y, as numpy.add.")
-subtract = _binary(Subtract, "subtract", "x - y, as numpy.subtract.")
-multiply = _binary(Multiply, "multiply", "x * y, as numpy.multiply.")
-divide = true_divide = _binary(Divide, "divide", "True division x / y (ints -> float64), as numpy.divide.")
-floor_divide = _binary(FloorDivide, "floor_divide", "x // y, as numpy.floor_divide (int // 0 == 0).")
-remainder = mod = _binary(Remainder, "remainder", "x % y with the sign of y, as numpy.remainder.")
-power = _binary(Power, "power", "x ** y, as numpy.power.")
-maximum = _binary(Maximum, "maximum", "Elementwise max, NaN-propagating, as numpy.maximum.")
-minimum = _binary(Minimum, "minimum", "Elementwise min, NaN-propagating, as numpy.minimum.")
-bitwise_and = _binary(BitwiseAnd, "bitwise_and", "x & y, as numpy.bitwise_and.")
-bitwise_or = _binary(BitwiseOr, "bitwise_or", "x | y, as numpy.bitwise_or.")
-bitwise_xor = _binary(BitwiseXor, "bitwise_xor", "x ^ y, as numpy.bitwise_xor.")
-logical_and = _binary(LogicalAnd, "logical_and", "Logical AND, as numpy.logical_and.")
-logical_or = _binary(LogicalOr, "logical_or", "Logical OR, as numpy.logical_or.")
-logical_xor = _binary(LogicalXor, "logical_xor", "Logical XOR, as numpy.logical_xor.")
-equal = _binary(Equal, "equal", "x == y, as numpy.equal.")
-not_equal = _binary(NotEqual, "not_equal", "x != y, as numpy.not_equal.")
-less = _binary(Less, "less", "x < y, as numpy.less.")
-less_equal = _binary(LessEqual, "less_equal", "x <= y, as numpy.less_equal.")
-greater = _binary(Greater, "greater", "x > y, as numpy.greater.")
-greater_equal = _binary(GreaterEqual, "greater_equal", "x >= y, as numpy.greater_equal.")
-
-arcsin = _unary(Arcsin, "arcsin", "Inverse sine, as numpy.arcsin.")
-arccos = _unary(Arccos, "arccos", "Inverse cosine, as numpy.arccos.")
-arctan = _unary(Arctan, "arctan", "Inverse tangent, as numpy.arctan.")
-sinh = _unary(Sinh, "sinh", "Hyperbolic sine, as numpy.sinh.")
-cosh = _unary(Cosh, "cosh", "Hyperbolic cosine, as numpy.cosh.")
-arcsinh = _unary(Arcsinh, "arcsinh", "Inverse hyperbolic sine, as numpy.arcsinh.")
-arccosh = _unary(Arccosh, "arccosh", "Inverse hyperbolic cosine, as numpy.arccosh.")
-arctanh = _unary(Arctanh, "arctanh", "Inverse hyperbolic tangent, as numpy.arctanh.")
-exp2 = _unary(Exp2, "exp2", "2 ** x, as numpy.exp2.")
-log2 = _unary(Log2, "log2", "Base-2 logarithm, as numpy.log2.")
-log10 = _unary(Log10, "log10", "Base-10 logarithm, as numpy.log10.")
-cbrt = _unary(Cbrt, "cbrt", "Cube root (negative for negative x), as numpy.cbrt.")
-deg2rad = radians = _unary(Deg2rad, "deg2rad", "Degrees to radians, as numpy.deg2rad.")
-rad2deg = degrees = _unary(Rad2deg, "rad2deg", "Radians to degrees, as numpy.rad2deg.")
-trunc = fix = _unary(Trunc, "trunc", "Round toward zero, as numpy.trunc (ints unchanged).")
-signbit = _unary(Signbit, "signbit", "Sign bit set (True for -0.0 and negative NaN), as numpy.signbit.")
-positive = _unary(Positive, "positive", "+x, as numpy.positive.")
-conj = conjugate = _unary(Conj, "conj", "Complex conjugate (reals unchanged), as numpy.conjugate.")
-bitwise_count = popcount = _unary(Popcount, "bitwise_count",
+arcsin = elemwise_builder(Arcsin, "arcsin", "Inverse sine, as numpy.arcsin.")
+arccos = elemwise_builder(Arccos, "arccos", "Inverse cosine, as numpy.arccos.")
+arctan = elemwise_builder(Arctan, "arctan", "Inverse tangent, as numpy.arctan.")
+sinh = elemwise_builder(Sinh, "sinh", "Hyperbolic sine, as numpy.sinh.")
+cosh = elemwise_builder(Cosh, "cosh", "Hyperbolic cosine, as numpy.cosh.")
+arcsinh = elemwise_builder(Arcsinh, "arcsinh", "Inverse hyperbolic sine, as numpy.arcsinh.")
+arccosh = elemwise_builder(Arccosh, "arccosh", "Inverse hyperbolic cosine, as numpy.arccosh.")
+arctanh = elemwise_builder(Arctanh, "arctanh", "Inverse hyperbolic tangent, as numpy.arctanh.")
+exp2 = elemwise_builder(Exp2, "exp2", "2 ** x, as numpy.exp2.")
+log2 = elemwise_builder(Log2, "log2", "Base-2 logarithm, as numpy.log2.")
+log10 = elemwise_builder(Log10, "log10", "Base-10 logarithm, as numpy.log10.")
+cbrt = elemwise_builder(Cbrt, "cbrt", "Cube root (negative for negative x), as numpy.cbrt.")
+deg2rad = radians = elemwise_builder(Deg2rad, "deg2rad", "Degrees to radians, as numpy.deg2rad.")
+rad2deg = degrees = elemwise_builder(Rad2deg, "rad2deg", "Radians to degrees, as numpy.rad2deg.")
+trunc = fix = elemwise_builder(Trunc, "trunc", "Round toward zero, as numpy.trunc (ints unchanged).")
+signbit = elemwise_builder(Signbit, "signbit", "Sign bit set (True for -0.0 and negative NaN), as numpy.signbit.")
+positive = elemwise_builder(Positive, "positive", "+x, as numpy.positive.")
+conj = conjugate = elemwise_builder(Conj, "conj", "Complex conjugate (reals unchanged), as numpy.conjugate.")
+bitwise_count = popcount = elemwise_builder(Popcount, "bitwise_count",
                                   "Number of 1 bits of |x| (uint8), as numpy.bitwise_count.")
-real = _unary(Real, "real", "Real part (reals unchanged), as numpy.real.")
-imag = _unary(Imag, "imag", "Imaginary part (zeros for reals), as numpy.imag.")
-angle = _unary(Angle, "angle", "Argument of complex numbers in radians, as numpy.angle.")
+real = elemwise_builder(Real, "real", "Real part (reals unchanged), as numpy.real.")
+imag = elemwise_builder(Imag, "imag", "Imaginary part (zeros for reals), as numpy.imag.")
+angle = elemwise_builder(Angle, "angle", "Argument of complex numbers in radians, as numpy.angle.")
 
-arctan2 = _binary(Arctan2, "arctan2", "Angle of the point (x2, x1), as numpy.arctan2(x1, x2).")
-hypot = _binary(Hypot, "hypot", "sqrt(x**2 + y**2) without overflow, as numpy.hypot.")
-copysign = _binary(Copysign, "copysign", "|x| with the sign of y, as numpy.copysign.")
-nextafter = _binary(Nextafter, "nextafter", "Next float after x toward y, as numpy.nextafter.")
-left_shift = _binary(LeftShift, "left_shift", "x << y (0 when y is out of [0, bits)), as numpy.left_shift.")
-right_shift = _binary(RightShift, "right_shift",
+arctan2 = elemwise_builder(Arctan2, "arctan2", "Angle of the point (x2, x1), as numpy.arctan2(x1, x2).")
+hypot = elemwise_builder(Hypot, "hypot", "sqrt(x**2 + y**2) without overflow, as numpy.hypot.")
+copysign = elemwise_builder(Copysign, "copysign", "|x| with the sign of y, as numpy.copysign.")
+nextafter = elemwise_builder(Nextafter, "nextafter", "Next float after x toward y, as numpy.nextafter.")
+left_shift = elemwise_builder(LeftShift, "left_shift", "x << y (0 when y is out of [0, bits)), as numpy.left_shift.")
+right_shift = elemwise_builder(RightShift, "right_shift",
                       "x >> y, arithmetic for signed ints (y out of [0, bits): 0 or -1), as numpy.right_shift.")
-logaddexp = _binary(Logaddexp, "logaddexp", "log(exp(x) + exp(y)) without overflow, as numpy.logaddexp.")
-logaddexp2 = _binary(Logaddexp2, "logaddexp2", "log2(2**x + 2**y) without overflow, as numpy.logaddexp2.")
-fmod = _binary(Fmod, "fmod", "C fmod: remainder with the sign of x (int % 0 == 0), as numpy.fmod.")
-fmax = _binary(Fmax, "fmax", "Elementwise max ignoring NaN, as numpy.fmax.")
-fmin = _binary(Fmin, "fmin", "Elementwise min ignoring NaN, as numpy.fmin.")
+logaddexp = elemwise_builder(Logaddexp, "logaddexp", "log(exp(x) + exp(y)) without overflow, as numpy.logaddexp.")
+logaddexp2 = elemwise_builder(Logaddexp2, "logaddexp2", "log2(2**x + 2**y) without overflow, as numpy.logaddexp2.")
+fmod = elemwise_builder(Fmod, "fmod", "C fmod: remainder with the sign of x (int % 0 == 0), as numpy.fmod.")
+fmax = elemwise_builder(Fmax, "fmax", "Elementwise max ignoring NaN, as numpy.fmax.")
+fmin = elemwise_builder(Fmin, "fmin", "Elementwise min ignoring NaN, as numpy.fmin.")
 
 _round_op = Round()
 _select = Select()
@@ -406,14 +398,14 @@ _select = Select()
 def round(x: Any, decimals: int = 0) -> Variable:
     """Round half to even, as numpy.round (``decimals`` scales by 10**decimals)."""
     if decimals == 0:
-        return _apply(_round_op, x)
+        return apply_elemwise(_round_op, x)
     x = as_variable(x)
     if not is_float(x.dtype) and not is_complex(x.dtype):
         if decimals >= 0:
             return x
         raise NotImplementedError("round: negative decimals of integers")
     scale = 10.0 ** decimals
-    return divide(_apply(_round_op, multiply(x, scale)), scale)
+    return divide(apply_elemwise(_round_op, multiply(x, scale)), scale)
 
 
 def astype(x: Any, dtype: Any) -> Variable:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..graph import Variable
 from .basic import as_variable, result_type
-from .elemwise import Binary, Elemwise, _apply, _binary, _unary
+from .elemwise import Binary, Elemwise, apply_elemwise, elemwise_builder
 
 __all__ = [
     "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "trigamma", "softplus",
@@ -318,24 +318,24 @@ class Xlog1py(SpecialBinary):
 
 
 # --- builders -------------------------------------------------------------
-erfc = _unary(Erfc, "erfc", "Complementary error function 1 - erf(x), as scipy.special.erfc.")
-erfcx = _unary(Erfcx, "erfcx", "Scaled complementary error function exp(x**2) erfc(x), as scipy.special.erfcx.")
-erfinv = _unary(Erfinv, "erfinv", "Inverse error function, as scipy.special.erfinv.")
-gammaln = _unary(Gammaln, "gammaln", "log|Gamma(x)| (inf at poles), as scipy.special.gammaln.")
-digamma = psi = _unary(Digamma, "digamma", "Digamma psi(x) = d/dx log Gamma(x), as scipy.special.digamma.")
-softplus = _unary(Softplus, "softplus", "log(1 + exp(x)) without overflow.")
-log1mexp = _unary(Log1mexp, "log1mexp", "log(1 - exp(x)) for x <= 0, accurate near 0 and at -inf.")
-i0e = _unary(I0e, "i0e", "exp(-|x|) I0(x), as scipy.special.i0e.")
-i1e = _unary(I1e, "i1e", "exp(-|x|) I1(x), as scipy.special.i1e.")
-ndtr = _unary(Ndtr, "ndtr", "Standard normal CDF, as scipy.special.ndtr.")
-ndtri = _unary(Ndtri, "ndtri", "Inverse of the standard normal CDF, as scipy.special.ndtri.")
-log_ndtr = _unary(LogNdtr, "log_ndtr", "log of the standard normal CDF, accurate in both tails, "
+erfc = elemwise_builder(Erfc, "erfc", "Complementary error function 1 - erf(x), as scipy.special.erfc.")
+erfcx = elemwise_builder(Erfcx, "erfcx", "Scaled complementary error function exp(x**2) erfc(x), as scipy.special.erfcx.")
+erfinv = elemwise_builder(Erfinv, "erfinv", "Inverse error function, as scipy.special.erfinv.")
+gammaln = elemwise_builder(Gammaln, "gammaln", "log|Gamma(x)| (inf at poles), as scipy.special.gammaln.")
+digamma = psi = elemwise_builder(Digamma, "digamma", "Digamma psi(x) = d/dx log Gamma(x), as scipy.special.digamma.")
+softplus = elemwise_builder(Softplus, "softplus", "log(1 + exp(x)) without overflow.")
+log1mexp = elemwise_builder(Log1mexp, "log1mexp", "log(1 - exp(x)) for x <= 0, accurate near 0 and at -inf.")
+i0e = elemwise_builder(I0e, "i0e", "exp(-|x|) I0(x), as scipy.special.i0e.")
+i1e = elemwise_builder(I1e, "i1e", "exp(-|x|) I1(x), as scipy.special.i1e.")
+ndtr = elemwise_builder(Ndtr, "ndtr", "Standard normal CDF, as scipy.special.ndtr.")
+ndtri = elemwise_builder(Ndtri, "ndtri", "Inverse of the standard normal CDF, as scipy.special.ndtri.")
+log_ndtr = elemwise_builder(LogNdtr, "log_ndtr", "log of the standard normal CDF, accurate in both tails, "
                   "as scipy.special.log_ndtr.")
-xlogy = _binary(Xlogy, "xlogy", "x * log(y), 0 where x == 0, as scipy.special.xlogy.")
-xlog1py = _binary(Xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0, as scipy.special.xlog1py.")
-gammainc = _binary(Gammainc, "gammainc", "Regularized lower incomplete gamma function P(a, x), "
+xlogy = elemwise_builder(Xlogy, "xlogy", "x * log(y), 0 where x == 0, as scipy.special.xlogy.")
+xlog1py = elemwise_builder(Xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0, as scipy.special.xlog1py.")
+gammainc = elemwise_builder(Gammainc, "gammainc", "Regularized lower incomplete gamma function P(a, x), "
                    "as scipy.special.gammainc.")
-gammaincc = _binary(Gammaincc, "gammaincc", "Regularized upper incomplete gamma function Q(a, x), "
+gammaincc = elemwise_builder(Gammaincc, "gammaincc", "Regularized upper incomplete gamma function Q(a, x), "
                     "as scipy.special.gammaincc.")
 _polygamma = Polygamma()
 _betainc = Betainc()
@@ -343,7 +343,7 @@ _betainc = Betainc()
 
 def betainc(a: Any, b: Any, x: Any) -> Variable:
     """Regularized incomplete beta function I_x(a, b), as scipy.special.betainc."""
-    return _apply(_betainc, a, b, x)
+    return apply_elemwise(_betainc, a, b, x)
 
 
 def polygamma(n: Any, x: Any) -> Variable:

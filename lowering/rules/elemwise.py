@@ -10,21 +10,16 @@ from typing import Callable
 import numpy as np
 
 from ...frontend.ops import elemwise as ew
-from ...frontend.types import TensorType, is_complex, is_float
+from ...frontend.types import is_complex, is_float
 from ..context import LoweringContext
-from ..emit import broadcast_to, compare, constant, convert, is_nan, ordered_compare
-from ..mlir import chlo, hlo, ir, tensor_type
+from ..emit import compare, constant, convert, is_nan, ordered_compare, signbit
+from ..mlir import chlo, hlo, ir
 from ..registry import register
 
 
-def _operands(ctx: LoweringContext, operands) -> list[ir.Value]:
-    """Operands broadcast to the output shape (NumPy broadcasting)."""
-    shape = ctx.out_type.shape
-    return [broadcast_to(x, t, shape) for x, t in zip(operands, ctx.in_types)]
-
-
-def _nary(fn: Callable, ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
-    return [fn(*_operands(ctx, operands))]
+def lower_nary(fn: Callable, ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
+    """The rule of an op that is one StableHLO/CHLO op on broadcast operands."""
+    return [fn(*ctx.broadcast_operands(operands))]
 
 
 _PLAIN = {
@@ -67,7 +62,7 @@ _PLAIN = {
     ew.Nextafter: chlo.next_after,
 }
 for _op, _fn in _PLAIN.items():
-    register(_op)(partial(_nary, _fn))
+    register(_op)(partial(lower_nary, _fn))
 
 
 def _is_int(ctx: LoweringContext) -> bool:
@@ -152,7 +147,7 @@ def lower_reciprocal(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 @register(ew.Maximum)
 @register(ew.Minimum)
 def lower_max_min(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     is_max = isinstance(ctx.op, ew.Maximum)
     dt = ctx.in_types[0].dtype
     if is_complex(dt):
@@ -164,7 +159,7 @@ def lower_max_min(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Val
 
 @register(ew.Power)
 def lower_power(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     return [hlo.power(x, y)]
 
 
@@ -175,7 +170,7 @@ def lower_power(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value
 @register(ew.Greater)
 @register(ew.GreaterEqual)
 def lower_compare(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     return [ordered_compare(x, y, _DIRECTIONS[type(ctx.op)], ctx.in_types[0].dtype)]
 
 
@@ -235,20 +230,14 @@ def _float_floor_divmod(ctx: LoweringContext, x: ir.Value, y: ir.Value):
 
 def _copysign(mag: ir.Value, sign: ir.Value, t) -> ir.Value:
     """|mag| with the sign bit of ``sign`` (for float types)."""
-    neg = _signbit(sign, t)
+    neg = signbit(sign, t)
     a = hlo.abs(mag)
     return hlo.select(neg, hlo.negate(a), a)
 
 
-def _signbit(x: ir.Value, t: TensorType) -> ir.Value:
-    it = TensorType(f"int{8 * t.dtype.itemsize}", t.shape)
-    as_int = hlo.bitcast_convert(tensor_type(it), x)
-    return compare(as_int, constant(0, it.dtype, t.shape), "LT", it.dtype)
-
-
 @register(ew.FloorDivide)
 def lower_floor_divide(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     if _is_int(ctx):
         return [_int_floor_divmod(ctx, x, y)[0]]
     return [_float_floor_divmod(ctx, x, y)[0]]
@@ -256,7 +245,7 @@ def lower_floor_divide(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[i
 
 @register(ew.Remainder)
 def lower_remainder(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     if _is_int(ctx):
         return [_int_floor_divmod(ctx, x, y)[1]]
     return [_float_floor_divmod(ctx, x, y)[1]]
@@ -306,7 +295,7 @@ def lower_trunc(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 
 @register(ew.Signbit)
 def lower_signbit(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
-    return [_signbit(x, ctx.in_types[0])]
+    return [signbit(x, ctx.in_types[0])]
 
 
 @register(ew.Positive)
@@ -363,14 +352,14 @@ def _shift_in_range(ctx: LoweringContext, s: ir.Value) -> ir.Value:
 
 @register(ew.LeftShift)
 def lower_left_shift(ctx: LoweringContext, x: ir.Value, s: ir.Value) -> list[ir.Value]:
-    x, s = _operands(ctx, (x, s))
+    x, s = ctx.broadcast_operands((x, s))
     t = ctx.out_type
     return [hlo.select(_shift_in_range(ctx, s), hlo.shift_left(x, s), constant(0, t.dtype, t.shape))]
 
 
 @register(ew.RightShift)
 def lower_right_shift(ctx: LoweringContext, x: ir.Value, s: ir.Value) -> list[ir.Value]:
-    x, s = _operands(ctx, (x, s))
+    x, s = ctx.broadcast_operands((x, s))
     t = ctx.out_type
     zero = constant(0, t.dtype, t.shape)
     if t.dtype.kind == "i":
@@ -385,7 +374,7 @@ def lower_right_shift(ctx: LoweringContext, x: ir.Value, s: ir.Value) -> list[ir
 @register(ew.Hypot)
 def lower_hypot(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     # max * sqrt(1 + (min/max)**2) cannot overflow; an infinity wins over NaN (C99)
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     t = ctx.out_type
     a, b = hlo.abs(x), hlo.abs(y)
     big, small = hlo.maximum(a, b), hlo.minimum(a, b)
@@ -399,7 +388,7 @@ def lower_hypot(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value
 
 @register(ew.Copysign)
 def lower_copysign(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     return [_copysign(x, y, ctx.out_type)]
 
 
@@ -408,7 +397,7 @@ def lower_copysign(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Va
 def lower_logaddexp(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     # NumPy's npy_logaddexp: max + log1p(exp(-|x - y|)), and x + log(2) where x == y
     # (equal infinities); NaN propagates through max.
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     t = ctx.out_type
     base2 = isinstance(ctx.op, ew.Logaddexp2)
     neg_abs_d = hlo.negate(hlo.abs(hlo.subtract(x, y)))
@@ -424,7 +413,7 @@ def lower_logaddexp(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.V
 
 @register(ew.Fmod)
 def lower_fmod(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     if not _is_int(ctx):
         return [hlo.remainder(x, y)]  # C fmod, NaN for y == 0
     t = ctx.out_type
@@ -437,7 +426,7 @@ def lower_fmod(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]
 @register(ew.Fmax)
 @register(ew.Fmin)
 def lower_fmax_fmin(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     is_max = isinstance(ctx.op, ew.Fmax)
     dt = ctx.in_types[0].dtype
     if is_complex(dt):

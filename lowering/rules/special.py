@@ -12,10 +12,10 @@ from ...frontend.ops import special as sp
 from ...frontend.types import TensorType
 from ..bridge import lower_with_jax
 from ..context import LoweringContext
-from ..emit import compare, constant, convert, is_nan
+from ..emit import compare, constant, convert, is_nan, signbit
 from ..mlir import chlo, hlo, ir, lax
 from ..registry import register
-from .elemwise import _nary, _operands, _signbit
+from .elemwise import lower_nary
 
 _CHLO = {
     sp.Erfc: chlo.erfc,
@@ -25,7 +25,7 @@ _CHLO = {
     sp.I1e: chlo.bessel_i1e,
 }
 for _op, _fn in _CHLO.items():
-    register(_op)(partial(_nary, _fn))
+    register(_op)(partial(lower_nary, _fn))
 
 
 def _const(value: float, t: TensorType) -> ir.Value:
@@ -36,7 +36,7 @@ def _const(value: float, t: TensorType) -> ir.Value:
 def lower_digamma(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     # chlo.digamma gives NaN at the pole at 0; scipy gives -inf at +0 and +inf at -0
     t = ctx.out_type
-    pole = hlo.select(_signbit(x, t), _const(np.inf, t), _const(-np.inf, t))
+    pole = hlo.select(signbit(x, t), _const(np.inf, t), _const(-np.inf, t))
     return [hlo.select(compare(x, _const(0, t), "EQ", t.dtype), pole, chlo.digamma(x))]
 
 
@@ -60,7 +60,7 @@ def lower_log1mexp(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 @register(sp.Xlogy)
 @register(sp.Xlog1py)
 def lower_xlogy(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-    x, y = _operands(ctx, (x, y))
+    x, y = ctx.broadcast_operands((x, y))
     t = ctx.out_type
     log = hlo.log if isinstance(ctx.op, sp.Xlogy) else hlo.log_plus_one
     zero = _const(0, t)
@@ -261,7 +261,7 @@ def lower_special_jax(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Valu
     bfloat16 compute in float32."""
     out = ctx.out_type
     t = out if out.dtype in (np.float32, np.float64) else out.with_dtype("float32")
-    xs = [convert(x, out, t.dtype) for x in _operands(ctx, operands)]
+    xs = [convert(x, out, t.dtype) for x in ctx.broadcast_operands(operands)]
     (res,) = lower_with_jax(ctx, JAX_SPECIAL[type(ctx.op)], *xs, in_types=[t] * len(xs))
     if not isinstance(ctx.op, sp.Betainc):
         res = _igamma_limits(ctx.op, res, *xs, t)
