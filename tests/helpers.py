@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -9,7 +14,8 @@ import numpy as np
 import hlograph as hg
 from hlograph.frontend.types import DTYPES, is_complex, is_float
 
-__all__ = ["compare_with_perform", "assert_same", "TOLERANCE", "random_array"]
+__all__ = ["compare_with_perform", "assert_same", "TOLERANCE", "random_array", "code_blocks",
+           "run_filecheck"]
 
 #: default (rtol, atol) per dtype; integers and bools compare exactly
 TOLERANCE = {
@@ -92,3 +98,15 @@ def random_array(rng: np.random.Generator, shape, dtype, kind: str = "normal") -
         imag = rng.normal(size=shape) if kind != "positive" else rng.uniform(0.1, 3.0, size=shape)
         base = base + 1j * imag
     return np.asarray(base).astype(dt)
+
+
+def code_blocks(path: pathlib.Path, language: str = "python") -> list[str]:
+    """The fenced ``language`` code blocks of a Markdown file, in order."""
+    return re.findall(rf"```{language}\n(.*?)```", path.read_text(), flags=re.S)
+
+
+def run_filecheck(check_file: pathlib.Path, output: str) -> subprocess.CompletedProcess:
+    """Runs ``filecheck check_file`` on ``output`` (the test extra's filecheck)."""
+    exe = shutil.which("filecheck", path=str(pathlib.Path(sys.executable).parent)) or shutil.which("filecheck")
+    assert exe, "filecheck is part of the test extra"
+    return subprocess.run([exe, str(check_file)], input=output, text=True, capture_output=True)

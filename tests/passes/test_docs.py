@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import pathlib
-import re
-import shutil
-import subprocess
-import sys
 
 import pytest
 
 from hlograph.passes import opt, registry
+from hlograph.tests.helpers import code_blocks, run_filecheck
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "writing_a_pass.md"
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", DOC.read_text(), flags=re.S)
+    return code_blocks(DOC, language)
 
 
 @pytest.fixture
@@ -45,12 +42,10 @@ def test_writing_a_pass_lit_test_passes(scratch_registry, tmp_path, capsys):
     capsys.readouterr()
     assert opt.main([str(source), "-p", "hlograph-swap-select-of-not", "--split-input-file"]) == 0
     output = capsys.readouterr().out
-    exe = shutil.which("filecheck", path=str(pathlib.Path(sys.executable).parent)) or shutil.which("filecheck")
-    assert exe, "filecheck is part of the test extra"
-    proc = subprocess.run([exe, str(source)], input=output, text=True, capture_output=True)
+    proc = run_filecheck(source, output)
     assert proc.returncode == 0, proc.stderr
     # and the checks can fail: without the pass, the negation stays
     assert opt.main([str(source), "-O0", "--split-input-file"]) == 0
     unchanged = capsys.readouterr().out
-    proc = subprocess.run([exe, str(source)], input=unchanged, text=True, capture_output=True)
+    proc = run_filecheck(source, unchanged)
     assert proc.returncode != 0
