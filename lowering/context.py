@@ -7,6 +7,7 @@ from typing import Any
 
 from ..frontend.graph import Apply, Op
 from ..frontend.types import TensorType
+from .emit import broadcast_to
 from .mlir import ir, tensor_type
 
 __all__ = ["ModuleContext", "LoweringContext"]
@@ -71,7 +72,6 @@ class LoweringContext:
 
     def broadcast_operands(self, operands) -> list[ir.Value]:
         """``operands`` (one per input) broadcast NumPy-style to the (single) output's shape."""
-        from .emit import broadcast_to
         shape = self.out_type.shape
         return [broadcast_to(x, t, shape) for x, t in zip(operands, self.in_types)]
 
