@@ -4,6 +4,7 @@ implementations (``hlograph.host.register``)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 from .graph import Op
@@ -18,12 +19,16 @@ def _describe(fn: Callable) -> str:
 
 class OpRegistry:
     """Functions by Op class. ``what`` names an entry in errors ("lowering rule");
-    ``load`` (optional) runs once before the first lookup, to register built-ins lazily."""
+    ``load`` (optional) runs once before the first lookup, to register built-ins lazily;
+    lookups from other threads wait until it has finished."""
 
     def __init__(self, what: str, load: Callable[[], None] | None = None):
         self.what = what
         self._entries: dict[type, Callable] = {}
         self._load = load
+        self._loaded = load is None
+        self._loading: int | None = None  # the thread running ``load``
+        self._load_lock = threading.Lock()
 
     def register(self, op_class: type[Op]):
         """Decorator: files the decorated function under ``op_class``; a second one is an error."""
@@ -41,9 +46,18 @@ class OpRegistry:
         return decorator
 
     def _ensure_loaded(self) -> None:
-        if self._load is not None:
-            load, self._load = self._load, None
-            load()
+        if self._loaded:
+            return
+        with self._load_lock:
+            me = threading.get_ident()
+            if self._loaded or self._loading == me:  # the loader's own lookups go through
+                return
+            self._loading = me
+            try:
+                self._load()
+                self._loaded = True
+            finally:
+                self._loading = None
 
     def lookup(self, op_class: type) -> Callable | None:
         """The entry for ``op_class`` or its nearest base class, or None."""
