@@ -1,14 +1,21 @@
-"""Convolutions: ``conv_general_dilated`` (lax semantics) and NumPy's 1-D ``convolve``.
+"""Convolutions: ``conv_general_dilated`` and ``conv_transpose`` (lax semantics) and
+NumPy's 1-D ``convolve``.
 
-``ConvGeneralDilated`` is ``stablehlo.convolution`` with one batch group: a
-cross-correlation (the kernel is not flipped) of ``lhs`` with ``rhs`` over the
-spatial dims, with window strides, explicit (low, high) padding per spatial dim
-(negative pads crop), ``lhs_dilation`` (zeros inserted between input elements,
-a transposed convolution), ``rhs_dilation`` (atrous kernels) and
-``feature_group_count`` (grouped / depthwise convolutions). Dimension numbers
+``ConvGeneralDilated`` is ``stablehlo.convolution``: a cross-correlation (the
+kernel is not flipped) of ``lhs`` with ``rhs`` over the spatial dims, with
+window strides, explicit (low, high) padding per spatial dim (negative pads
+crop), ``lhs_dilation`` (zeros inserted between input elements, a transposed
+convolution), ``rhs_dilation`` (atrous kernels), ``feature_group_count``
+(grouped / depthwise convolutions) and ``batch_group_count`` (the lhs batch
+split into that many groups, major first, each convolved with its own slice of
+the output features; the output batch is the group size). Dimension numbers
 say where the batch (N), feature (C / I, O) and spatial dims of each operand
 are, as strings like ``("NCHW", "OIHW", "NCHW")`` or as index tuples.
 Spatial dims pair up by their letters, in the order of the kernel spec.
+
+``conv_transpose`` is ``jax.lax.conv_transpose``: a convolution whose strides
+become ``lhs_dilation`` (a fractionally strided convolution), lowered to one
+``stablehlo.convolution``.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from ..graph import Apply, Op, Variable
 from ..types import DTYPES, TensorType
 from .basic import as_variable, result_type
 
-__all__ = ["ConvGeneralDilated", "conv_general_dilated", "convolve"]
+__all__ = ["ConvGeneralDilated", "conv_general_dilated", "conv_transpose", "convolve"]
 
 _HALF = (DTYPES["float16"], DTYPES["bfloat16"])
 #: (lhs, rhs, out) specs as index tuples: (batch, feature, spatial...), (out feature,
@@ -113,14 +120,18 @@ class ConvGeneralDilated(Op):
             (output feature, input feature, spatial...), (batch, feature, spatial...).
         feature_group_count: the input features split into this many groups,
             each convolved with its own slice of the output features.
+        batch_group_count: the lhs batch split into this many groups (group
+            ``g`` is batch rows ``g * N/B ... (g + 1) * N/B - 1``), each convolved
+            with its own slice of the output features; the output batch is ``N/B``.
+            At most one of the two group counts may exceed 1.
     """
 
     __props__ = ("window_strides", "padding", "lhs_dilation", "rhs_dilation", "specs",
-                 "feature_group_count")
+                 "feature_group_count", "batch_group_count")
 
     def __init__(self, window_strides: Sequence[int], padding: Sequence[tuple[int, int]],
                  lhs_dilation: Sequence[int], rhs_dilation: Sequence[int], specs: Specs,
-                 feature_group_count: int = 1):
+                 feature_group_count: int = 1, batch_group_count: int = 1):
         self.specs = tuple(tuple(int(d) for d in s) for s in specs)
         n = len(self.specs[0]) - 2
         self.window_strides = _ints(window_strides, n, "window_strides", 1)
@@ -136,9 +147,15 @@ class ConvGeneralDilated(Op):
         if len(self.padding) != n:
             raise ValueError(f"conv_general_dilated: padding needs {n} (low, high) pairs, got {padding!r}")
         self.feature_group_count = int(operator.index(feature_group_count))
-        if self.feature_group_count < 1:
+        self.batch_group_count = int(operator.index(batch_group_count))
+        for name, v in (("feature_group_count", self.feature_group_count),
+                        ("batch_group_count", self.batch_group_count)):
+            if v < 1:
+                raise ValueError(f"conv_general_dilated: {name} must be >= 1, got {v}")
+        if self.feature_group_count > 1 and self.batch_group_count > 1:
             raise ValueError(
-                f"conv_general_dilated: feature_group_count must be >= 1, got {feature_group_count}"
+                f"conv_general_dilated: at most one of feature_group_count and batch_group_count may "
+                f"be > 1, got {self.feature_group_count} and {self.batch_group_count}"
             )
 
     def make_node(self, lhs: Any, rhs: Any) -> Apply:
@@ -152,8 +169,9 @@ class ConvGeneralDilated(Op):
             if x.ndim != nd:
                 raise ValueError(f"{self}: input '{name}' must have {nd} dims, got {x.type}")
         (ln, lc, *ls), (ro, ri, *rs), (on, oc, *os_) = self.specs
-        g = self.feature_group_count
+        g, b = self.feature_group_count, self.batch_group_count
         c, i, o = lhs.shape[lc], rhs.shape[ri], rhs.shape[ro]
+        nb = lhs.shape[ln]
         if c is not None and i is not None and c != g * i:
             raise ValueError(
                 f"{self}: 'lhs' {lhs.type} has {c} features but 'rhs' {rhs.type} expects "
@@ -163,8 +181,18 @@ class ConvGeneralDilated(Op):
             raise ValueError(
                 f"{self}: the {o} output features of 'rhs' {rhs.type} do not split into {g} groups"
             )
+        if b > 1:
+            if nb is not None and nb % b:
+                raise ValueError(
+                    f"{self}: the batch of 'lhs' {lhs.type} ({nb}) does not split into {b} batch groups"
+                )
+            if o is not None and o % b:
+                raise ValueError(
+                    f"{self}: the {o} output features of 'rhs' {rhs.type} do not split into {b} "
+                    f"batch groups"
+                )
         shape: list[int | None] = [None] * nd
-        shape[on], shape[oc] = lhs.shape[ln], o
+        shape[on], shape[oc] = (None if nb is None else nb // b), o
         for j, (dl, dr, do) in enumerate(zip(ls, rs, os_)):
             shape[do] = conv_output_size(lhs.shape[dl], rhs.shape[dr], self.window_strides[j],
                                          self.padding[j], self.lhs_dilation[j], self.rhs_dilation[j])
@@ -188,11 +216,18 @@ class ConvGeneralDilated(Op):
         crop = tuple(slice(max(-lo, 0), xp.shape[2 + j] - max(-hi, 0))
                      for j, (lo, hi) in enumerate(self.padding))
         xp = xp[(slice(None), slice(None)) + crop]
-        g = self.feature_group_count
         nb, c = x.shape[:2]
         o, i = w.shape[:2]
         out_sp = [out_t.shape[d] for d in out_spec[2:]]
-        xg = xp.reshape((nb, g, c // g) + xp.shape[2:])
+        if self.batch_group_count > 1:
+            # batch group g (rows g*N/B ...) meets output features g*O/B ...: the group
+            # axis moves next to the batch and plays the role of the feature groups
+            g = self.batch_group_count
+            nb //= g
+            xg = np.swapaxes(xp.reshape((g, nb, c) + xp.shape[2:]), 0, 1)
+        else:
+            g = self.feature_group_count
+            xg = xp.reshape((nb, g, c // g) + xp.shape[2:])
         wg = w.reshape((g, o // g, i) + w.shape[2:])
         out = np.zeros((nb, g, o // g) + tuple(out_sp), acc)
         if all(out_sp) and i:
@@ -223,12 +258,13 @@ def _same_pads(n: int | None, k: int | None, stride: int, rhs_d: int, op: str) -
 def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int] | None = None,
                          padding: Any = "VALID", lhs_dilation: Sequence[int] | None = None,
                          rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
-                         feature_group_count: int = 1) -> Variable:
+                         feature_group_count: int = 1, batch_group_count: int = 1) -> Variable:
     """General dilated convolution, as ``jax.lax.conv_general_dilated``.
 
     ``padding`` is 'VALID', 'SAME' (output size ceil(n / stride), an odd pad goes
     to the high side), 'SAME_LOWER' (to the low side) or a sequence of (low, high)
     pairs. Operands are promoted to their common dtype (NumPy's rules).
+    ``feature_group_count`` and ``batch_group_count`` are as in ``ConvGeneralDilated``.
     """
     lhs, rhs = as_variable(lhs), as_variable(rhs)
     dt = result_type(lhs, rhs)
@@ -253,7 +289,72 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int] | Non
         else:
             raise ValueError(f"conv_general_dilated: padding must be 'SAME', 'SAME_LOWER', 'VALID' "
                              f"or (low, high) pairs, got {padding!r}")
-    return ConvGeneralDilated(strides, padding, lhs_dilation, rhs_d, specs, feature_group_count)(lhs, rhs)
+    return ConvGeneralDilated(strides, padding, lhs_dilation, rhs_d, specs, feature_group_count,
+                              batch_group_count)(lhs, rhs)
+
+_TRANSPOSE_DEFAULT_SPECS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"), 4: ("NHWC", "HWIO", "NHWC"),
+                            5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def _transpose_pads(k: int, s: int, padding: str) -> tuple[int, int]:
+    """(low, high) padding of the dilated input for a 'SAME' / 'VALID' transposed
+    convolution with (dilated) kernel size ``k`` and stride ``s``."""
+    if padding == "SAME":
+        total = k + s - 2
+        low = k - 1 if s > k - 1 else -(-total // 2)
+    else:
+        total = k + s - 2 + max(k - s, 0)
+        low = k - 1
+    return low, total - low
+
+
+def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                   transpose_kernel: bool = False) -> Variable:
+    """Transposed ("fractionally strided") convolution, as ``jax.lax.conv_transpose``.
+
+    A convolution with unit window strides whose ``lhs_dilation`` is ``strides``.
+    ``padding`` 'SAME' gives an output of ``n * stride`` per spatial dim and
+    'VALID' of ``n * stride + max(k - stride, 0)`` (``k`` the dilated kernel
+    size), the paddings of the forward convolution this one transposes; explicit
+    (low, high) pairs pad the dilated input directly. ``dimension_numbers``
+    defaults to jax's ('NC', 'IO', 'NC'), ('NHC', 'HIO', 'NHC'), ('NHWC', 'HWIO',
+    'NHWC') or ('NHWDC', 'HWDIO', 'NHWDC') by rank. ``transpose_kernel`` flips the
+    kernel's spatial dims and swaps its input and output feature dims (the
+    gradient of a forward convolution with the same kernel, Keras' Conv2DTranspose).
+    """
+    from .indexing import getitem
+    from .shape import transpose
+
+    lhs, rhs = as_variable(lhs), as_variable(rhs)
+    dt = result_type(lhs, rhs)
+    lhs, rhs = as_variable(lhs, dt), as_variable(rhs, dt)
+    if lhs.ndim != rhs.ndim or lhs.ndim < 2:
+        raise ValueError(f"conv_transpose: lhs and rhs must have the same rank >= 2, got {lhs.type} "
+                         f"and {rhs.type}")
+    if dimension_numbers is None:
+        if lhs.ndim not in _TRANSPOSE_DEFAULT_SPECS:
+            raise ValueError(f"conv_transpose: no default dimension_numbers for rank {lhs.ndim}; give them")
+        dimension_numbers = _TRANSPOSE_DEFAULT_SPECS[lhs.ndim]
+    specs = dimension_specs(dimension_numbers, lhs.ndim)
+    n = lhs.ndim - 2
+    strides = _ints(strides, n, "strides", 1)
+    rhs_d = _ints(rhs_dilation, n, "rhs_dilation", 1)
+    if isinstance(padding, str):
+        if padding not in ("SAME", "VALID"):
+            raise ValueError(f"conv_transpose: padding must be 'SAME', 'VALID' or (low, high) pairs, "
+                             f"got {padding!r}")
+        kernel = [rhs.shape[d] for d in specs[1][2:]]
+        if any(k is None for k in kernel):
+            raise ValueError(f"conv_transpose: padding={padding!r} needs static kernel dims, got {rhs.type}")
+        padding = tuple(_transpose_pads(_dilate(k, d), s, padding) for k, d, s in zip(kernel, rhs_d, strides))
+    if transpose_kernel:
+        ro, ri, *rs = specs[1]
+        rhs = getitem(rhs, tuple(slice(None, None, -1) if a in rs else slice(None) for a in range(rhs.ndim)))
+        perm = list(range(rhs.ndim))
+        perm[ro], perm[ri] = ri, ro
+        rhs = transpose(rhs, perm)
+    return ConvGeneralDilated((1,) * n, padding, strides, rhs_d, specs)(lhs, rhs)
 
 
 def convolve(a: Any, v: Any, mode: str = "full") -> Variable:

@@ -39,7 +39,7 @@ def lower_conv_general_dilated(ctx: LoweringContext, lhs: ir.Value, rhs: ir.Valu
                                           type=i64)
     result = hlo.convolution(
         ir.RankedTensorType.get(out.shape, element_type(acc)), lhs, rhs, dnums,
-        ir.IntegerAttr.get(i64, op.feature_group_count), ir.IntegerAttr.get(i64, 1),
+        ir.IntegerAttr.get(i64, op.feature_group_count), ir.IntegerAttr.get(i64, op.batch_group_count),
         window_strides=list(op.window_strides), padding=padding,
         lhs_dilation=list(op.lhs_dilation), rhs_dilation=list(op.rhs_dilation),
         window_reversal=ir.DenseBoolArrayAttr.get([False] * n), precision_config=precision,
