@@ -93,6 +93,74 @@ def test_pad_graph_value_0d_and_empty(rng):
           np.pad(ev, 1, constant_values=3)])
 
 
+@pytest.mark.parametrize("dtype,values", [
+    ("float32", ((1.5, -2), (np.inf, 4))),      # per axis and side; corners follow the last axis
+    ("int16", ((7, 9),)),                        # one (before, after) pair for every axis
+    ("uint8", [[5], [7]]),                       # one value per axis
+    ("bool", ((True, False), (False, True))),
+    ("complex64", ((1j, 2), (3, -1j))),
+    ("float64", ((2.0, 2.0), (2.0, 2.0))),       # all equal: one pad
+], ids=str)
+def test_pad_constant_values_per_axis(dtype, values, rng):
+    x, v = _input((3, 4), dtype, rng)
+    width = ((1, 2), (2, 1))
+    out = cs.pad(x, width, constant_values=values)
+    _run([x], [v], out, np.pad(v, width, constant_values=values))
+
+
+def test_pad_constant_values_per_axis_3d_one_sided_and_graph_valued(rng):
+    x, v = _input((2, 3, 2), "float64", rng)
+    c, d = hg.tensor("c", (3, 2), "float32"), hg.tensor("d", (2,), "float64")
+    cv, dv = random_array(rng, (3, 2), "float32"), np.array([-1.0, 8.0])
+    width = ((1, 0), (2, 1), (0, 2))
+    values = ((1, 2), (3, 4), (5, 6))
+    outs = [cs.pad(x, width, constant_values=values), cs.pad(x, width, constant_values=c),
+            cs.pad(x, 1, constant_values=d)]
+    _run([x, c, d], [v, cv, dv], outs,
+         [np.pad(v, width, constant_values=values), np.pad(v, width, constant_values=cv.astype(np.float64)),
+          np.pad(v, 1, constant_values=dv)])
+
+
+def _pad_input(shape, dtype, rng):
+    kind = "small_int" if dtype.startswith(("int", "uint")) else "normal"
+    return _input(shape, dtype, rng, kind)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float16", "uint8"])
+@pytest.mark.parametrize("width,end_values", [
+    (((2, 3), (1, 4)), 0), (((2, 3), (1, 4)), ((1, -2), (3, 40))), ((3, 0), (7.5, 1)), (((0, 0), (2, 2)), 5),
+], ids=str)
+def test_pad_linear_ramp(dtype, width, end_values, rng):
+    x, v = _pad_input((3, 5), dtype, rng)
+    if dtype == "uint8":
+        end_values = np.abs(np.asarray(end_values)).astype(np.int64).tolist()
+    out = cs.pad(x, width, "linear_ramp", end_values=end_values)
+    _, ref = compare_with_perform(hg.Graph([x], out), [v])
+    expected = np.pad(v, width, "linear_ramp", end_values=end_values)
+    assert_same(ref, expected, **({"rtol": 1e-2, "atol": 1e-2} if dtype == "float16" else {}))
+
+
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+@pytest.mark.parametrize("stat_length", [None, ((2, 1), (4, 3)), 2], ids=str)
+def test_pad_stat_modes(mode, dtype, stat_length, rng):
+    x, v = _pad_input((4, 5), dtype, rng)
+    width = ((2, 3), (1, 2))
+    out = cs.pad(x, width, mode, stat_length=stat_length)
+    _, ref = compare_with_perform(hg.Graph([x], out), [v])
+    assert_same(ref, np.pad(v, width, mode, stat_length=stat_length))
+
+
+@pytest.mark.parametrize("mode", ["maximum", "mean", "median", "linear_ramp"])
+def test_pad_stat_modes_nan_1d_and_empty(mode, rng):
+    x, v = _input((5,), "float64", rng)
+    v[1] = np.nan
+    e = hg.tensor("e", (0, 3), "float32")
+    outs = [cs.pad(x, (2, 3), mode), cs.pad(e, ((0, 0), (1, 2)), mode)]
+    ev = np.zeros((0, 3), np.float32)
+    _run([x, e], [v, ev], outs, [np.pad(v, (2, 3), mode), np.pad(ev, ((0, 0), (1, 2)), mode)])
+
+
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)], ids=str)
 def test_flip(axis, rng):
     x, v = _input((2, 3, 4), "uint8", rng)
@@ -241,11 +309,21 @@ def test_shape_and_size(rng):
     (lambda x: cs.tile(x, (-1,)), ValueError, "reps must be non-negative"),
     (lambda x: cs.repeat(x, [1, 2], 1), ValueError, "2 repeats for an axis of size 3"),
     (lambda x: cs.repeat(x, -1), ValueError, "repeats must be non-negative"),
-    (lambda x: cs.pad(x, 1, "mean"), ValueError, "mode must be one of"),
+    (lambda x: cs.pad(x, 1, "empty"), ValueError, "mode must be one of"),
     (lambda x: cs.pad(x, ((1, 2, 3),)), ValueError, "does not fit an input of rank 2"),
     (lambda x: cs.pad(x, -1), ValueError, "pad widths must be non-negative"),
     (lambda x: cs.pad(x, 1.5), TypeError, "pad_width must be ints"),
-    (lambda x: cs.pad(x, 1, constant_values=[1, 2]), NotImplementedError, "constant_values must be a scalar"),
+    (lambda x: cs.pad(x, 1, constant_values=[1, 2, 3]), ValueError,
+     r"constant_values \[1, 2, 3\] does not fit an input of rank 2"),
+    (lambda x: cs.pad(x, 1, constant_values=hg.tensor("c", (3,))), ValueError,
+     r"constant_values float32\[3\] does not fit an input of rank 2"),
+    (lambda x: cs.pad(x, 1, "linear_ramp", end_values=((1, 2, 3),)), ValueError, "end_values .* does not fit"),
+    (lambda x: cs.pad(x, 1, "linear_ramp", end_values=hg.scalar("e")), NotImplementedError,
+     "end_values must be static numbers"),
+    (lambda x: cs.pad(x, 1, "maximum", stat_length=0), ValueError, r"stat_length of 0 yields no value .*axis 0"),
+    (lambda x: cs.pad(x, 1, "mean", stat_length=-1), ValueError, "stat_length must be non-negative"),
+    (lambda x: cs.pad(x, 1, "median", stat_length=1.5), TypeError, "stat_length must be an int"),
+    (lambda x: cs.pad(hg.tensor("t", (None, 3)), 1, "mean"), ValueError, "axis 0 of the input must have a known size"),
     (lambda x: cs.pad(hg.tensor("e", (0,)), 1, "edge"), ValueError, "can't extend the empty axis 0"),
     (lambda x: cs.roll(x, (1, 2, 3), (0, 1)), ValueError, "'shift' and 'axis' must broadcast"),
     (lambda x: cs.diagonal(x, 0, 1, -1), ValueError, "axis1 and axis2 cannot be the same"),
