@@ -142,6 +142,46 @@ def scan_recurrent():
 scan_recurrent()
 
 
+def scan_output_taps():
+    f0 = hg.tensor("f0", (2,), "int64")
+    fib = hg.scan(lambda a, b: a + b, outputs_info=dict(initial=f0, taps=[-2, -1]), n_steps=6)
+    print_ir("scan_output_taps", hg.Graph([f0], fib))
+
+
+# Taps [-2, -1] carry a window of the last two outputs, shifted by one row per step.
+# CHECK-LABEL: TEST: scan_output_taps int64[2]
+# CHECK: %[[W:.+]]:3 = stablehlo.while(%[[I:.+]] = %{{.+}}, %[[WIN:.+]] = %arg0, %[[OUT:.+]] = %{{.+}}) : tensor<i64>, tensor<2xi64>, tensor<6xi64>
+# CHECK: } do {
+# CHECK: stablehlo.slice %[[WIN]] [0:1]
+# CHECK: stablehlo.slice %[[WIN]] [1:2]
+# CHECK: %[[NEW:.+]] = stablehlo.add
+# CHECK: %[[KEEP:.+]] = stablehlo.slice %[[WIN]] [1:2]
+# CHECK: %[[ROW:.+]] = stablehlo.reshape %[[NEW]] : (tensor<i64>) -> tensor<1xi64>
+# CHECK: %[[SHIFTED:.+]] = stablehlo.concatenate %[[KEEP]], %[[ROW]], dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+# CHECK: stablehlo.return %{{.+}}, %[[SHIFTED]], %{{.+}} : tensor<i64>, tensor<2xi64>, tensor<6xi64>
+# CHECK: return %[[W]]#2 : tensor<6xi64>
+scan_output_taps()
+
+
+def scan_sequence_taps_and_updates():
+    x, c = hg.tensor("x", (5,), "float32"), hg.scalar("c", "float32")
+    out, upd = hg.scan(lambda a, b: (a - b + c, {c: c * 2}), sequences=dict(input=x, taps=[-1, 1]))
+    print_ir("scan_sequence_taps_and_updates", hg.Graph([x, c], [out, upd[c]]))
+
+
+# Sequence taps are shifted slices of the sequence; an update is a carried state whose
+# final value is a result of the loop.
+# CHECK-LABEL: TEST: scan_sequence_taps_and_updates float32[5]
+# CHECK: %[[XM1:.+]] = stablehlo.slice %arg0 [0:3] : (tensor<5xf32>) -> tensor<3xf32>
+# CHECK: %[[XP1:.+]] = stablehlo.slice %arg0 [2:5] : (tensor<5xf32>) -> tensor<3xf32>
+# CHECK: %[[W:.+]]:5 = stablehlo.while(%{{.+}} = %{{.+}}, %[[C:.+]] = %arg1, %{{.+}} = %{{.+}}, %{{.+}} = %[[XM1]], %{{.+}} = %[[XP1]])
+# CHECK: } do {
+# CHECK: %[[C2:.+]] = stablehlo.multiply %[[C]], %{{.+}} : tensor<f32>
+# CHECK: stablehlo.return %{{.+}}, %[[C2]],
+# CHECK: return %[[W]]#2, %[[W]]#1 : tensor<3xf32>, tensor<f32>
+scan_sequence_taps_and_updates()
+
+
 def composite_twice():
     a, b = hg.tensor("a", (3,)), hg.tensor("b", (3,))
     fma = hg.composite([a, b], a * b + 1, name="fma")

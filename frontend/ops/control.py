@@ -36,6 +36,12 @@ of the node that every iteration reads unchanged. ``perform`` runs a Python
 loop over ``evaluate`` of the inner graphs; the lowering emits one
 ``stablehlo.while``.
 
+``scan`` maps PyTensor's taps and updates onto Scan: each tap of a sequence is a
+shifted slice of it (one more sequence); an output read at several past steps
+carries a window of its last values as an unstacked state, shifted by one row
+per step; an updated variable is an unstacked state whose final value is an
+extra output of the node.
+
 ``composite`` (PyTensor's OpFromGraph) wraps a graph as one Op: each use is one
 node; ``perform`` evaluates the inner graph, and the lowering emits the graph
 once per module as a private ``func.func`` that every use ``func.call``s.
@@ -49,7 +55,7 @@ it is used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -411,25 +417,33 @@ class WhileLoop(Op):
 
 
 class Scan(Op):
-    """``n_steps`` iterations of ``step``, stacking its outputs, as pytensor.scan.
+    """``n_steps`` iterations of ``step``, as pytensor.scan.
 
     ``step`` takes ``[*sequence slices, *states, *others]`` and gives one output
     per entry of ``recurrent`` (in the user's order); output ``j`` with
     ``recurrent[j]`` is fed back as the next state (states are in the order of
     the recurrent outputs). The node's inputs are ``[*sequences, *initial states,
-    *others]`` (others: non-sequences and free variables); its outputs are the
-    outputs of every step, stacked on a new leading axis of length ``n_steps``.
+    *others]`` (others: non-sequences and free variables). Output ``j`` of the
+    node is, when ``stacked[j]`` (the default), output ``j`` of every step stacked
+    on a new leading axis of length ``n_steps``; otherwise (recurrent outputs
+    only) its final state: the value after the last step, the initial state when
+    ``n_steps`` is 0.
     """
 
-    __props__ = ("step", "n_steps", "n_seqs", "recurrent")
+    __props__ = ("step", "n_steps", "n_seqs", "recurrent", "stacked")
 
-    def __init__(self, step: Graph, n_steps: int, n_seqs: int, recurrent: Sequence[bool]):
+    def __init__(self, step: Graph, n_steps: int, n_seqs: int, recurrent: Sequence[bool],
+                 stacked: Sequence[bool] | None = None):
         self.step, self.n_steps, self.n_seqs = step, int(n_steps), int(n_seqs)
         self.recurrent = tuple(bool(r) for r in recurrent)
+        self.stacked = (True,) * len(self.recurrent) if stacked is None else tuple(bool(s) for s in stacked)
         if self.n_steps < 0:
             raise ValueError(f"Scan: n_steps must be >= 0, got {n_steps}")
-        if len(step.outputs) != len(self.recurrent):
+        if len(step.outputs) != len(self.recurrent) or len(self.stacked) != len(self.recurrent):
             raise TypeError(f"Scan: the step gives {len(step.outputs)} outputs, expected {len(self.recurrent)}")
+        for j, (r, st) in enumerate(zip(self.recurrent, self.stacked)):
+            if not r and not st:
+                raise ValueError(f"Scan: output {j} is neither recurrent nor stacked")
         states = step.input_types[self.n_seqs: self.n_seqs + self.n_states]
         rec_out = [t for t, r in zip(step.output_types, self.recurrent) if r]
         _same_types("Scan", "recurrent output", rec_out, states)
@@ -454,8 +468,9 @@ class Scan(Op):
         _same_types(name, "input (per step)", types, self.step.input_types)
         op = self
         if types != self.step.input_types:
-            op = Scan(self.step.clone(types), self.n_steps, self.n_seqs, self.recurrent)
-        outs = [TensorType(t.dtype, (self.n_steps, *t.shape)) for t in op.step.output_types]
+            op = Scan(self.step.clone(types), self.n_steps, self.n_seqs, self.recurrent, self.stacked)
+        outs = [TensorType(t.dtype, (self.n_steps, *t.shape)) if st else t
+                for t, st in zip(op.step.output_types, self.stacked)]
         return Apply(op, inputs, outs)
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -466,15 +481,22 @@ class Scan(Op):
         for i in range(self.n_steps):
             res = [np.asarray(v) for v in evaluate(self.step, *(s[i] for s in seqs), *states, *others)]
             for j, v in enumerate(res):
-                steps[j].append(v)
+                if self.stacked[j]:
+                    steps[j].append(v)
             states = [v for v, r in zip(res, self.recurrent) if r]
         out = []
-        for vals, o in zip(steps, node.outputs):
-            out.append(np.stack(vals).astype(o.dtype) if vals else np.zeros(o.type.shape, o.dtype))
+        k = 0
+        for j, (vals, o) in enumerate(zip(steps, node.outputs)):
+            if not self.stacked[j]:
+                out.append(np.array(states[k], dtype=o.dtype))
+            else:
+                out.append(np.stack(vals).astype(o.dtype) if vals else np.zeros(o.type.shape, o.dtype))
+            k += self.recurrent[j]
         return out
 
     def __str__(self) -> str:
-        return f"Scan{{n_steps={self.n_steps}, n_seqs={self.n_seqs}, recurrent={self.recurrent}}}"
+        extra = "" if all(self.stacked) else f", stacked={self.stacked}"
+        return f"Scan{{n_steps={self.n_steps}, n_seqs={self.n_seqs}, recurrent={self.recurrent}{extra}}}"
 
     __repr__ = __str__
 
@@ -568,69 +590,293 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
     return node.outputs if is_seq else node.outputs[0]
 
 
+def _taps(name: str, taps: Any, default: Sequence[int]) -> list[int]:
+    """A list of int taps (a single int is one tap; None gives ``default``)."""
+    if taps is None:
+        return list(default)
+    if not isinstance(taps, (list, tuple, np.ndarray)):
+        taps = [taps]
+    out = []
+    for t in taps:
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
+            raise TypeError(f"scan: {name} taps must be ints, got {taps!r}")
+        out.append(int(t))
+    if not out:
+        raise ValueError(f"scan: {name} has an empty list of taps")
+    return out
+
+
+def _replace(outputs: Sequence[Variable], mapping: dict[int, Variable], mark: int) -> list[Variable]:
+    """``outputs`` recomputed with the Variables of ids in ``mapping`` replaced. Only nodes
+    whose outputs were created at or after ``mark`` (a Variable serial number) are rebuilt,
+    with ``make_node``; values computed before stay as they are."""
+    new: dict[int, Variable] = dict(mapping)
+    order: list[Apply] = []
+    seen: set[int] = set()
+    for out in outputs:
+        if id(out) in new or out.owner is None or out._id < mark or id(out.owner) in seen:
+            continue
+        stack = [(out.owner, 0)]
+        seen.add(id(out.owner))
+        while stack:
+            node, i = stack.pop()
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                v = node.inputs[i]
+                if id(v) not in new and v.owner is not None and v._id >= mark and id(v.owner) not in seen:
+                    seen.add(id(v.owner))
+                    stack.append((v.owner, 0))
+            else:
+                order.append(node)
+    for node in order:
+        inputs = [new.get(id(v), v) for v in node.inputs]
+        if any(a is not b for a, b in zip(inputs, node.inputs)):
+            rebuilt = node.op.make_node(*inputs)
+            for old, v in zip(node.outputs, rebuilt.outputs):
+                new.setdefault(id(old), v)
+    return [new.get(id(v), v) for v in outputs]
+
+
+def _split_updates(res: Any) -> tuple[Any, dict | None]:
+    """(outputs, updates) from what ``fn`` returned: outputs, an updates dict, or a pair of
+    both in either order."""
+    if isinstance(res, Mapping):
+        return [], dict(res)
+    if isinstance(res, (list, tuple)) and len(res) == 2:
+        a, b = res
+        if isinstance(b, Mapping) and not isinstance(a, Mapping):
+            return a, dict(b)
+        if isinstance(a, Mapping) and not isinstance(b, Mapping):
+            return b, dict(a)
+    return res, None
+
+
+def _label(v: Variable) -> str:
+    return f"'{v.name}' ({v.type})" if v.name else f"a {v.type} value"
+
+
+def _depends_on(v: Variable, ids: set[int]) -> bool:
+    return bool(_reachable([v], lambda w: id(w) in ids) & ids)
+
+
 def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None,
-         non_sequences: Any = None, n_steps: int | None = None) -> Variable | list[Variable]:
+         non_sequences: Any = None, n_steps: int | None = None) -> Any:
     """A loop over the leading axis of ``sequences``, as pytensor.scan.
 
-    ``fn`` is called once, while building, as ``fn(*sequence slices, *previous
-    outputs, *non_sequences)``: one slice ``seq[i]`` per sequence, then the
-    previous value of each recurrent output (the entries of ``outputs_info``
-    that are not None), then the non-sequences. It returns one value per entry
-    of ``outputs_info`` (or a list of them); each recurrent output must keep the
-    dtype and shape of its initial value.
+    ``fn`` is called once, while building, as ``fn(*sequence taps, *output taps,
+    *non_sequences)``:
+
+    - per sequence, in order, one slice per tap: ``seq[t + k]`` at step ``t`` for
+      tap ``k``. A sequence is a Variable (tap 0) or ``dict(input=x, taps=[-1, 0,
+      1])``; with taps, step ``t`` reads ``x[t - min(taps, 0) + k]``, so ``x``
+      provides ``len(x) - (max(taps, 0) - min(taps, 0))`` steps.
+    - per recurrent output (in the order of ``outputs_info``), one value per tap:
+      the output ``k`` steps back (taps are negative and distinct). An entry of
+      ``outputs_info`` is None or ``dict()`` (not fed back), a value (the initial
+      state, tap -1), ``dict(initial=x0)`` (tap -1), or ``dict(initial=x0,
+      taps=[-2, -1])``: for taps other than ``[-1]``, ``x0`` holds the
+      ``-min(taps)`` values before step 0 along its leading axis (oldest first;
+      extra leading entries are ignored), and tap ``k`` at step 0 reads
+      ``x0[-min(taps) + k]``.
+    - the non-sequences.
+
+    ``fn`` returns its outputs (one value per entry of ``outputs_info``, or a
+    list of them; a recurrent output keeps the dtype and shape of its state;
+    Python scalars take the state's dtype), optionally with a dict of updates
+    ``{variable: new value}`` (``return outputs, updates``, ``return updates,
+    outputs`` or just ``return updates``). An updated variable is a non-sequence
+    (as passed to ``scan`` or as ``fn`` received it) or another value from the
+    enclosing graph that ``fn`` reads: it becomes state carried across steps,
+    starting from its value outside the loop; every read of it inside ``fn``
+    (through the argument or directly) sees its value at the current step, while
+    values computed from it before ``scan`` was called keep their values. Its
+    new value must keep its dtype and shape.
 
     Args:
-        sequences: a Variable or a list of them, iterated over their first axis.
-        outputs_info: per output, its initial value (recurrent) or None (not
-            fed back); None means every output is not recurrent.
+        sequences: a Variable, a dict(input=, taps=), or a list of them; iterated
+            over their first axis.
+        outputs_info: per output, as above; None means every output is not
+            recurrent.
         non_sequences: values passed unchanged to every step.
-        n_steps: the number of steps (a static int); by default the (static)
-            length of the shortest sequence.
+        n_steps: the number of steps (a static int >= 0); by default the (static)
+            number of steps the shortest sequence provides.
 
     Returns:
-        Each output of every step, stacked on a new leading axis (a Variable for
-        a single output, else a list); the last step of a recurrent output is
-        its final state.
+        Without updates: each output of every step, stacked on a new leading axis
+        (a Variable for a single output, else a list); the last step of a
+        recurrent output is its final state. With updates: the pair ``(outputs,
+        updates)``, where ``outputs`` is as without updates (``[]`` when ``fn``
+        returns only updates) and ``updates`` maps each updated variable (the one
+        from the enclosing graph) to its value after the last step (its initial
+        value when ``n_steps`` is 0), an extra output of the Scan node.
 
     Raises:
-        TypeError: outputs that do not match ``outputs_info``.
-        ValueError: no static step count, or sequences shorter than ``n_steps``.
+        TypeError: outputs or updates that do not match their states, bad taps.
+        ValueError: no static step count, sequences shorter than ``n_steps``
+            needs, output taps that are not negative and distinct, initial values
+            shorter than their taps need.
     """
+    from .indexing import getitem
+    from .shape import concatenate, expand_dims
+
     as_list = lambda v: [] if v is None else list(v) if isinstance(v, (list, tuple)) else [v]
-    seqs = [as_variable(v) for v in as_list(sequences)]
+    # sequences and their taps
+    seq_entries = []
+    for i, entry in enumerate(as_list(sequences)):
+        if isinstance(entry, Mapping):
+            unknown = set(entry) - {"input", "taps"}
+            if "input" not in entry or unknown:
+                raise ValueError(f"scan: sequence {i} must be a Variable or dict(input=..., taps=[...]), "
+                                 f"got keys {sorted(entry)}")
+            x, taps = as_variable(entry["input"]), _taps(f"sequence {i}", entry.get("taps"), [0])
+        else:
+            x, taps = as_variable(entry), [0]
+        if x.ndim == 0:
+            raise ValueError(f"scan: sequence {i} must have a leading axis to iterate over, got {x.type}")
+        lo, hi = min(min(taps), 0), max(max(taps), 0)
+        if x.shape[0] is not None and x.shape[0] < hi - lo:
+            raise ValueError(f"scan: sequence {i} has {x.shape[0]} steps, fewer than its taps {taps} need "
+                             f"({hi - lo})")
+        seq_entries.append((x, taps, lo, hi))
     non_seqs = [as_variable(v) for v in as_list(non_sequences)]
-    info = as_list(outputs_info)
-    for i, s in enumerate(seqs):
-        if s.ndim == 0:
-            raise ValueError(f"scan: sequence {i} must have a leading axis to iterate over, got {s.type}")
     if n_steps is None:
-        lengths = [s.shape[0] for s in seqs]
+        lengths = [None if x.shape[0] is None else x.shape[0] - (hi - lo) for x, _, lo, hi in seq_entries]
         if not lengths or any(n is None for n in lengths):
             raise ValueError("scan: n_steps must be given unless every sequence has a static length")
         n_steps = min(lengths)
     if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
         raise ValueError(f"scan: n_steps must be a static int >= 0, got {n_steps!r}")
-    inits = [None if v is None else as_variable(v) for v in info]
-    seq_ph = [_placeholder(TensorType(s.dtype, s.shape[1:]), f"seq{i}") for i, s in enumerate(seqs)]
-    state_ph = [_placeholder(v.type, f"state{i}") for i, v in enumerate(inits) if v is not None]
+    n_steps = int(n_steps)
+    # Variables created from here on belong to the step (updates rewrite only those)
+    mark = Variable(TensorType("bool", ()))._id
+    seqs: list[Variable] = []   # one per (sequence, tap): the rows step t reads
+    seq_ph: list[Variable] = []
+    for i, (x, taps, lo, hi) in enumerate(seq_entries):
+        for k in taps:
+            start = k - lo
+            seqs.append(x if (lo, hi) == (0, 0) else getitem(x, slice(start, start + n_steps)))
+            seq_ph.append(_placeholder(TensorType(x.dtype, x.shape[1:]), f"seq{i}" + (f"_tap{k}" if k else "")))
+
+    # outputs_info: (kind, initial, taps) with kind None (not fed back), "sit" (tap -1), "mit"
+    info = []
+    for j, entry in enumerate(as_list(outputs_info)):
+        if isinstance(entry, Mapping):
+            unknown = set(entry) - {"initial", "taps"}
+            if unknown:
+                raise ValueError(f"scan: outputs_info entry {j} has unknown keys {sorted(unknown)}")
+            init, taps = entry.get("initial"), entry.get("taps")
+            if init is None:
+                if taps is not None:
+                    raise ValueError(f"scan: output {j} has taps {taps!r} but no initial value")
+                info.append((None, None, None))
+                continue
+            taps = _taps(f"output {j}", taps, [-1])
+            if len(set(taps)) != len(taps) or any(t >= 0 for t in taps):
+                raise ValueError(f"scan: the taps of output {j} must be distinct and negative, got {taps}")
+            init = as_variable(init)
+            if taps == [-1]:
+                info.append(("sit", init, taps))
+                continue
+            need = -min(taps)
+            if init.ndim == 0 or init.shape[0] is not None and init.shape[0] < need:
+                raise ValueError(f"scan: the initial value of output {j} must hold {need} steps along its "
+                                 f"leading axis for taps {taps}, got {init.type}")
+            if init.shape[0] != need:
+                init = getitem(init, slice(0, need))
+            info.append(("mit", init, taps))
+        elif entry is None:
+            info.append((None, None, None))
+        else:
+            info.append(("sit", as_variable(entry), [-1]))
+    sit_ph = {j: _placeholder(init.type, f"state{j}") for j, (kind, init, _) in enumerate(info) if kind == "sit"}
+    buf_ph = {j: _placeholder(init.type, f"window{j}") for j, (kind, init, _) in enumerate(info) if kind == "mit"}
+    out_args: list[Variable] = []
+    for j, (kind, init, taps) in enumerate(info):
+        if kind == "sit":
+            out_args.append(sit_ph[j])
+        elif kind == "mit":
+            out_args += [getitem(buf_ph[j], k - min(taps)) for k in taps]
     ns_ph = [_placeholder(v.type, f"non_seq{i}") for i, v in enumerate(non_seqs)]
-    res = fn(*seq_ph, *state_ph, *ns_ph)
-    is_seq = isinstance(res, (list, tuple))
-    raw = list(res) if is_seq else [res]
+
+    raw, updates = _split_updates(fn(*seq_ph, *out_args, *ns_ph))
+    is_seq = isinstance(raw, (list, tuple))
+    raw = list(raw) if is_seq else [raw]
     if not info:
-        inits = [None] * len(raw)
-    if not raw or len(raw) != len(inits):
-        raise TypeError(f"scan: fn gives {len(raw)} outputs for {len(inits)} entries of outputs_info")
-    recurrent = [v is not None for v in inits]
+        info = [(None, None, None)] * len(raw)
+    if (not raw and not updates) or len(raw) != len(info):
+        raise TypeError(f"scan: fn gives {len(raw)} outputs for {len(info)} entries of outputs_info")
     # Python scalars in a recurrent output take the state's dtype
-    outs = [as_variable(o, v.dtype) if v is not None and not isinstance(o, Variable) else as_variable(o)
-            for o, v in zip(raw, inits)]
-    ph = [*seq_ph, *state_ph, *ns_ph]
-    free = _capture(ph, outs)
-    step = subgraph([*ph, *free], outs)
-    op = Scan(step, int(n_steps), len(seqs), recurrent)
-    node = op.make_node(*seqs, *(v for v in inits if v is not None), *non_seqs, *free)
-    return node.outputs if is_seq or len(outs) > 1 else node.outputs[0]
+    outs = []
+    for j, (o, (kind, init, _)) in enumerate(zip(raw, info)):
+        o = as_variable(o, init.dtype) if kind and not isinstance(o, Variable) else as_variable(o)
+        if kind == "mit":
+            want = TensorType(init.dtype, init.shape[1:])
+            if o.dtype != want.dtype or o.ndim != want.ndim or any(
+                    a is not None and b is not None and a != b for a, b in zip(o.shape, want.shape)):
+                raise TypeError(f"scan: output {j} must be {want} (its initial values' rows), got {o.type}")
+        outs.append(o)
+    # a window of the last -min(taps) values carries each multi-tap output
+    windows = []
+    for j, (kind, init, taps) in enumerate(info):
+        if kind == "mit":
+            row = expand_dims(outs[j], 0)
+            windows.append(row if min(taps) == -1 else concatenate([getitem(buf_ph[j], slice(1, None)), row], 0))
+
+    # updates: carried state that fn's reads of the variable see
+    placeholders = [*seq_ph, *sit_ph.values(), *buf_ph.values(), *ns_ph]
+    ph_ids = {id(v) for v in placeholders}
+    ns_index = {id(v): i for i, v in enumerate(ns_ph)} | {id(v): i for i, v in enumerate(non_seqs)}
+    upd_targets: list[Variable] = []
+    upd_ph: list[Variable] = []
+    upd_values: list[Variable] = []
+    mapping: dict[int, Variable] = {}
+    updated_ns: set[int] = set()
+    for key, value in (updates or {}).items():
+        if not isinstance(key, Variable) or isinstance(key, Constant):
+            raise TypeError(f"scan: update targets must be non-constant Variables, got {key!r}")
+        k = ns_index.get(id(key))
+        if k is not None:
+            aliases, target = [ns_ph[k], non_seqs[k]], non_seqs[k]
+            if k in updated_ns:
+                raise ValueError(f"scan: non-sequence {k} is updated twice")
+            updated_ns.add(k)
+        else:
+            if id(key) in ph_ids or _depends_on(key, ph_ids):
+                raise ValueError(f"scan: the update target {_label(key)} is computed inside the step; updates must "
+                                 f"target non-sequences or values of the enclosing graph")
+            aliases, target = [key], key
+        if any(id(a) in mapping for a in aliases):
+            raise ValueError(f"scan: {_label(target)} is updated twice")
+        value = as_variable(value, target.dtype) if not isinstance(value, Variable) else value
+        if value.dtype != target.dtype or value.ndim != target.ndim or any(
+                a is not None and b is not None and a != b for a, b in zip(value.shape, target.shape)):
+            raise TypeError(f"scan: the update of {_label(target)} must be {target.type}, got {value.type}")
+        ph = _placeholder(target.type, f"update{len(upd_ph)}")
+        for a in aliases:
+            mapping[id(a)] = ph
+        upd_targets.append(target)
+        upd_ph.append(ph)
+        upd_values.append(value)
+
+    n_user = len(outs)
+    step_outs = [*outs, *windows, *upd_values]
+    if mapping:
+        step_outs = _replace(step_outs, mapping, mark)
+    recurrent = [kind == "sit" for kind, _, _ in info] + [True] * (len(windows) + len(upd_values))
+    stacked = [True] * n_user + [False] * (len(windows) + len(upd_values))
+    others_ph = [p for i, p in enumerate(ns_ph) if i not in updated_ns]
+    others = [v for i, v in enumerate(non_seqs) if i not in updated_ns]
+    ph = [*seq_ph, *sit_ph.values(), *buf_ph.values(), *upd_ph, *others_ph]
+    free = _capture(ph, step_outs)
+    step = subgraph([*ph, *free], step_outs)
+    op = Scan(step, n_steps, len(seqs), recurrent, stacked)
+    inits = [init for kind, init, _ in info if kind == "sit"] + [init for kind, init, _ in info if kind == "mit"]
+    node = op.make_node(*seqs, *inits, *upd_targets, *others, *free)
+    user = node.outputs[:n_user]
+    result = user if is_seq or len(user) != 1 else user[0]
+    if updates is None:
+        return result
+    return result, dict(zip(upd_targets, node.outputs[len(step_outs) - len(upd_values):]))
 
 
 # --- composite -------------------------------------------------------------------------

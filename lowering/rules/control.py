@@ -9,6 +9,8 @@ enclosing scope directly), and ends in ``stablehlo.return``.
 
 from __future__ import annotations
 
+import itertools
+
 from ...frontend.graph import Graph
 from ...frontend.ops.control import Composite, IfElse, Scan, Switch, WhileLoop
 from ...frontend.types import DTYPES, TensorType
@@ -85,7 +87,8 @@ def lower_while_loop(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value
 def lower_scan(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
     # A stablehlo.while over a step counter i carrying [i, *states, *stacked outputs,
     # *sequences, *others]: step i reads seq[i] with dynamic_slice and writes each
-    # output into its preallocated stack with dynamic_update_slice.
+    # stacked output into its preallocated stack with dynamic_update_slice; the
+    # unstacked (recurrent) outputs are the final states.
     op = ctx.op
     n_seqs, n_states = op.n_seqs, op.n_states
     seqs = list(operands[:n_seqs])
@@ -93,9 +96,13 @@ def lower_scan(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
     others = list(operands[n_seqs + n_states:])
     seq_types = ctx.in_types[:n_seqs]
     out_types = ctx.out_types
-    stacks = [constant(0, t.dtype, t.shape) for t in out_types]
+    stacked_types = [t for t, st in zip(out_types, op.stacked) if st]
+    state_of = list(itertools.accumulate(op.recurrent, initial=0))  # output j -> its state index
+    stacks = [constant(0, t.dtype, t.shape) for t in stacked_types]
     if op.n_steps == 0:
-        return stacks
+        it = iter(stacks)
+        return [next(it) if st else states[state_of[j]] for j, st in enumerate(op.stacked)]
+    n_stacks = len(stacks)
     carry = [constant(0, _I64), *states, *stacks, *seqs, *others]
     types = [v.type for v in carry]
     loop = hlo.WhileOp(types, carry)
@@ -107,9 +114,9 @@ def lower_scan(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
         args = list(body.arguments)
         i = args[0]
         b_states = args[1: 1 + n_states]
-        b_stacks = args[1 + n_states: 1 + n_states + len(out_types)]
-        b_seqs = args[1 + n_states + len(out_types): 1 + n_states + len(out_types) + n_seqs]
-        b_others = args[1 + n_states + len(out_types) + n_seqs:]
+        b_stacks = args[1 + n_states: 1 + n_states + n_stacks]
+        b_seqs = args[1 + n_states + n_stacks: 1 + n_states + n_stacks + n_seqs]
+        b_others = args[1 + n_states + n_stacks + n_seqs:]
         zero = constant(0, _I64)
         slices = []
         for s, t, inner in zip(b_seqs, seq_types, op.step.inputs):
@@ -118,12 +125,15 @@ def lower_scan(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
             slices.append(hlo.reshape(ctx.module.ir_type(inner.type), sl))
         outs = _emit_graph(ctx, op.step, [*slices, *b_states, *b_others])
         new_stacks = []
-        for stack, out, t in zip(b_stacks, outs, out_types):
+        for stack, out, t in zip(b_stacks, [o for o, st in zip(outs, op.stacked) if st], stacked_types):
             row = hlo.reshape(tensor_type(TensorType(t.dtype, (1, *t.shape[1:]))), out)
             new_stacks.append(hlo.dynamic_update_slice(stack, row, [i] + [zero] * (t.ndim - 1)))
         new_states = [v for v, r in zip(outs, op.recurrent) if r]
         hlo.return_([hlo.add(i, constant(1, _I64)), *new_states, *new_stacks, *b_seqs, *b_others])
-    return list(loop.results)[1 + n_states: 1 + n_states + len(out_types)]
+    results = list(loop.results)
+    final_states = results[1: 1 + n_states]
+    it = iter(results[1 + n_states: 1 + n_states + n_stacks])
+    return [next(it) if st else final_states[state_of[j]] for j, st in enumerate(op.stacked)]
 
 
 # --- composite -----------------------------------------------------------------------

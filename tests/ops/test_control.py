@@ -6,7 +6,7 @@ import pytest
 
 import hlograph as hg
 from hlograph.frontend.graph import Apply, Op
-from hlograph.frontend.ops.control import Composite, IfElse, Switch, WhileLoop
+from hlograph.frontend.ops.control import Composite, IfElse, Scan, Switch, WhileLoop
 from hlograph.frontend.types import TensorType
 from hlograph.lowering import register
 from hlograph.tests.helpers import compare_with_perform, random_array
@@ -457,6 +457,197 @@ def test_scan_errors():
         hg.scan(lambda xt, h: hg.astype(h, "float64"), sequences=x, outputs_info=h)
     with pytest.raises(ValueError, match=r"scan: n_steps must be a static int >= 0, got -1"):
         hg.scan(lambda h: h, outputs_info=h, n_steps=-1)
+
+
+# --- scan: taps and updates ------------------------------------------------------------------
+def test_scan_fibonacci_output_taps():
+    """Two past values of one output (taps [-2, -1]); the initial value holds both."""
+    f0 = hg.tensor("f0", (2,), "int64")
+    fib = hg.scan(lambda a, b: a + b, outputs_info=dict(initial=f0, taps=[-2, -1]), n_steps=10)
+    assert fib.type == TensorType("int64", (10,))
+    _, ref = compare_with_perform(hg.Graph([f0], fib), [np.array([0, 1])])
+    want = [0, 1]
+    for _ in range(10):
+        want.append(want[-2] + want[-1])
+    np.testing.assert_array_equal(ref, want[2:])
+
+
+@pytest.mark.parametrize("taps", [[-2, -1], [-1, -3], [-3]], ids=str)
+def test_scan_output_taps_with_sequence_and_long_initial(taps, rng):
+    """Tap k at step t reads the output of step t + k; x0 holds the -min(taps) values before
+    step 0 (its later rows are ignored)."""
+    x = hg.tensor("x", (6, 2), "float64")
+    x0 = hg.tensor("x0", (5, 2), "float64")
+    out = hg.scan(lambda xt, *past: xt + 0.5 * sum(p * (i + 1) for i, p in enumerate(past)),
+                  sequences=x, outputs_info=dict(initial=x0, taps=taps))
+    assert out.type == TensorType("float64", (6, 2))
+    xv, x0v = random_array(rng, (6, 2), "float64"), random_array(rng, (5, 2), "float64")
+    _, ref = compare_with_perform(hg.Graph([x, x0], out), [xv, x0v])
+    need = -min(taps)
+    hist = list(x0v[:need])
+    for t in range(6):
+        hist.append(xv[t] + 0.5 * sum(hist[need + t + k] * (i + 1) for i, k in enumerate(taps)))
+    np.testing.assert_allclose(ref, np.array(hist[need:]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("taps", [[-1, 0, 1], [-2, 1], [2], [0, -3]], ids=str)
+def test_scan_sequence_taps_moving_window(taps, rng):
+    x = hg.tensor("x", (9,), "float32")
+    out = hg.scan(lambda *xs: sum(xs[i] * (i + 1) for i in range(len(xs))), sequences=dict(input=x, taps=taps))
+    lo, hi = min(min(taps), 0), max(max(taps), 0)
+    assert out.type == TensorType("float32", (9 - (hi - lo),))
+    xv = random_array(rng, (9,), "float32")
+    _, ref = compare_with_perform(hg.Graph([x], out), [xv])
+    want = [sum(xv[t - lo + k] * (i + 1) for i, k in enumerate(taps)) for t in range(9 - (hi - lo))]
+    np.testing.assert_allclose(ref, np.array(want, np.float32), rtol=1e-5)
+
+
+def test_scan_argument_order_mixes_taps_states_and_non_sequences(rng):
+    """fn receives seq taps (per sequence, in the given order), output taps (in outputs_info
+    order), then non-sequences; the step count comes from the shortest sequence."""
+    x, y = hg.tensor("x", (8,), "float64"), hg.tensor("y", (5, 2), "float64")
+    h0, m0, w = hg.tensor("h0", (2,), "float64"), hg.tensor("m0", (2, 2), "float64"), hg.scalar("w", "float64")
+
+    def step(x_p1, x_m1, y_t, h, m_m2, m_m1, w):
+        h_new = h * w + y_t + x_p1
+        return [h_new, m_m2 - m_m1 * x_m1, y_t.sum() * w]
+
+    h, m, z = hg.scan(step, sequences=[dict(input=x, taps=[1, -1]), y],
+                      outputs_info=[h0, dict(initial=m0, taps=[-2, -1]), None], non_sequences=w)
+    assert h.shape == (5, 2) and m.shape == (5, 2) and z.shape == (5,)
+    vals = [random_array(rng, s, "float64") for s in [(8,), (5, 2), (2,), (2, 2), ()]]
+    _, (rh, rm, rz) = compare_with_perform(hg.Graph([x, y, h0, m0, w], [h, m, z]), vals)
+    xv, yv, hv, mv, wv = vals
+    hist = list(mv)
+    for t in range(5):
+        hv = hv * wv + yv[t] + xv[t + 2]
+        hist.append(hist[t] - hist[t + 1] * xv[t])
+        np.testing.assert_allclose(rh[t], hv, rtol=1e-12)
+        np.testing.assert_allclose(rz[t], yv[t].sum() * wv, rtol=1e-12)
+    np.testing.assert_allclose(rm, np.array(hist[2:]), rtol=1e-12)
+
+
+def test_scan_zero_steps_with_taps_and_updates():
+    """A sequence exactly as long as its taps span gives 0 steps; updates keep their value."""
+    x, c = hg.tensor("x", (2,), "float32"), hg.scalar("c", "float32")
+    f0 = hg.tensor("f0", (3,), "float32")
+    (out, fib), upd = hg.scan(lambda a, b, p, q: ([a + b, p + q * c], {c: c * 2}),
+                              sequences=dict(input=x, taps=[0, 2]),
+                              outputs_info=[None, dict(initial=f0, taps=[-2, -1])])
+    assert out.shape == (0,) and fib.shape == (0,) and upd[c].shape == ()
+    g = hg.Graph([x, c, f0], [out, fib, upd[c]])
+    actual, ref = compare_with_perform(g, [np.ones(2, np.float32), np.float32(3), np.ones(3, np.float32)])
+    assert ref[2] == np.float32(3) and ref[0].shape == (0,)
+    out0 = hg.scan(lambda a, b: a + b, outputs_info=dict(initial=f0, taps=[-2, -1]), n_steps=0)
+    assert out0.shape == (0,)
+    compare_with_perform(hg.Graph([f0], out0), [np.ones(3, np.float32)])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_scan_updates_of_a_captured_variable(dtype, rng):
+    """PyTensor's ``return outputs, updates``: the step reads the updated value, and the final
+    value comes back in the updates dict."""
+    s, acc = hg.tensor("s", (6,), dtype), hg.scalar("acc", dtype)
+    out, upd = hg.scan(lambda st: (st * acc, {acc: acc + st}), sequences=s)
+    assert list(upd) == [acc] and upd[acc].type == acc.type
+    sv, av = random_array(rng, (6,), dtype, "small_int"), np.asarray(2, dtype)
+    _, (ro, ra) = compare_with_perform(hg.Graph([s, acc], [out, upd[acc]]), [sv, av])
+    a, want = av, []
+    for v in sv:
+        want.append(v * a)
+        a = a + v
+    np.testing.assert_allclose(ro, np.array(want, dtype), rtol=1e-12)
+    np.testing.assert_allclose(ra, a, rtol=1e-12)
+
+
+def test_scan_updates_of_non_sequences_in_either_order(rng):
+    """Keyed by the argument fn received or by the variable passed; (updates, outputs) order;
+    updates only; a read of the outer variable inside fn also sees the current value."""
+    w, b = hg.tensor("w", (2,), "float64"), hg.scalar("b", "float64")
+    h0 = hg.tensor("h0", (2,), "float64")
+
+    def step(h, w_in, b_in):
+        return {w_in: w_in * 0.5 + b, b: b_in + 1.0}, h * w_in + b
+
+    h, upd = hg.scan(step, outputs_info=h0, non_sequences=[w, b], n_steps=4)
+    assert list(upd) == [w, b]
+    only = hg.scan(lambda w_in: {w_in: w_in + 1.0}, non_sequences=w, n_steps=3)
+    assert only[0] == [] and list(only[1]) == [w]
+    vals = [random_array(rng, (2,), "float64"), np.float64(0.25), random_array(rng, (2,), "float64")]
+    _, (rh, rw, rb, rw3) = compare_with_perform(hg.Graph([w, b, h0], [h, upd[w], upd[b], only[1][w]]), vals)
+    wv, bv, hv = vals
+    for t in range(4):
+        hv = hv * wv + bv
+        np.testing.assert_allclose(rh[t], hv, rtol=1e-12)
+        wv, bv = wv * 0.5 + bv, bv + 1.0
+    np.testing.assert_allclose(rw, wv, rtol=1e-12)
+    np.testing.assert_allclose(rb, bv, rtol=1e-12)
+    np.testing.assert_allclose(rw3, vals[0] + 3.0, rtol=1e-12)
+
+
+def test_scan_update_leaves_values_computed_before_the_loop(rng):
+    c = hg.scalar("c", "float64")
+    scaled = c * 10.0   # computed outside fn: keeps the initial c
+    out, upd = hg.scan(lambda: (scaled + c, {c: c + 1.0}), outputs_info=[None], n_steps=3)
+    _, (ro, rc) = compare_with_perform(hg.Graph([c], [out, upd[c]]), [np.float64(2.0)])
+    np.testing.assert_allclose(ro, [22.0, 23.0, 24.0])
+    assert rc == 5.0
+
+
+def test_scan_op_unstacked_outputs():
+    a = hg.tensor("a", (), "float32")
+    step = hg.Graph([a], [a + 1.0, a * 2.0])
+    with pytest.raises(ValueError, match=r"Scan: output 1 is neither recurrent nor stacked"):
+        Scan(step, 3, 0, (True, False), (True, False))
+    op = Scan(step, 3, 0, (True, False), (False, True))
+    assert str(op) == "Scan{n_steps=3, n_seqs=0, recurrent=(True, False), stacked=(False, True)}"
+    final, doubled = op(hg.constant(np.float32(1.0)))
+    assert final.type == TensorType("float32", ()) and doubled.type == TensorType("float32", (3,))
+    actual, ref = compare_with_perform(hg.Graph([], [final, doubled]), [])
+    np.testing.assert_array_equal(ref[0], np.float32(4.0))
+    np.testing.assert_array_equal(ref[1], np.float32([2.0, 4.0, 6.0]))
+
+
+def test_scan_taps_specialize_unknown_dims(rng):
+    x, x0 = hg.tensor("x", (None, 3)), hg.tensor("x0", (None, 3))
+    out = hg.scan(lambda a, b, p, q: a * b + p - q, sequences=dict(input=x, taps=[-1, 1]),
+                  outputs_info=dict(initial=x0, taps=[-2, -1]), n_steps=4)
+    assert out.shape == (4, 3)
+    g = hg.Graph([x, x0], out)
+    fn = hg.compile(g)
+    for n in (6, 9):
+        values = [random_array(rng, (n, 3), "float32"), random_array(rng, (2 + n - 6, 3), "float32")]
+        np.testing.assert_allclose(fn(*values), hg.evaluate(g, *values), rtol=1e-5)
+
+
+def test_scan_taps_and_updates_errors():
+    x, h, c = hg.tensor("x", (4, 2)), hg.tensor("h", (3, 2)), hg.scalar("c")
+    with pytest.raises(ValueError, match=r"the taps of output 0 must be distinct and negative, got \[-1, 0\]"):
+        hg.scan(lambda a, b: a, outputs_info=dict(initial=h, taps=[-1, 0]), n_steps=2)
+    with pytest.raises(ValueError, match=r"distinct and negative, got \[-2, -2\]"):
+        hg.scan(lambda a, b: a, outputs_info=dict(initial=h, taps=[-2, -2]), n_steps=2)
+    with pytest.raises(ValueError, match=r"output 0 has taps \[-1\] but no initial value"):
+        hg.scan(lambda a: a, outputs_info=dict(taps=[-1]), n_steps=2)
+    with pytest.raises(ValueError, match=r"initial value of output 0 must hold 4 steps .* got float32\[3,2\]"):
+        hg.scan(lambda a: a, outputs_info=dict(initial=h, taps=[-4]), n_steps=2)
+    with pytest.raises(TypeError, match=r"scan: output 0 must be float32\[2\] .* got float32\[\]"):
+        hg.scan(lambda a, b: hg.sum(a), outputs_info=dict(initial=h, taps=[-2, -1]), n_steps=2)
+    with pytest.raises(TypeError, match=r"scan: sequence 0 taps must be ints"):
+        hg.scan(lambda a: a, sequences=dict(input=x, taps=[0.5]))
+    with pytest.raises(ValueError, match=r"sequence 0 has 4 steps, fewer than its taps \[-3, 2\] need \(5\)"):
+        hg.scan(lambda a, b: a, sequences=dict(input=x, taps=[-3, 2]))
+    with pytest.raises(ValueError, match=r"sequence 0 must be a Variable or dict\(input=..., taps=\[...\]\)"):
+        hg.scan(lambda a: a, sequences=dict(inputs=x))
+    with pytest.raises(ValueError, match=r"outputs_info entry 0 has unknown keys \['tap'\]"):
+        hg.scan(lambda a: a, outputs_info=dict(initial=c, tap=[-1]), n_steps=2)
+    with pytest.raises(ValueError, match=r"the update target a float32\[2\] value is computed inside the step"):
+        hg.scan(lambda xt: (xt, {xt * 2: xt}), sequences=x)
+    with pytest.raises(TypeError, match=r"update targets must be non-constant Variables"):
+        hg.scan(lambda xt: (xt, {hg.constant(1.0): xt}), sequences=x)
+    with pytest.raises(TypeError, match=r"the update of 'c' \(float32\[\]\) must be float32\[\], got float32\[2\]"):
+        hg.scan(lambda xt: (xt, {c: c + xt}), sequences=x)
+    with pytest.raises(ValueError, match=r"non-sequence 0 is updated twice"):
+        hg.scan(lambda xt, k: (xt, {k: k + 1, c: c + 1}), sequences=x, non_sequences=c)
 
 
 # --- composite ---------------------------------------------------------------------------
