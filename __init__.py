@@ -16,10 +16,12 @@ from . import lowering
 from .lowering import compile  # noqa: A004
 from . import passes, runtime
 from .runtime import host
+from .runtime.sharding import Mesh, P, make_mesh
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Apply", "Constant", "Graph", "GraphError", "Op", "Variable", "TensorType",
-    "evaluate", "compile", "lowering", "passes", "runtime", "host", "random", *_ops_all,
+    "evaluate", "compile", "lowering", "passes", "runtime", "host", "random",
+    "Mesh", "P", "make_mesh", *_ops_all,
 ]

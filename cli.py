@@ -1,4 +1,4 @@
-"""The ``hlograph`` command: ``hlograph demo``, ``hlograph info``."""
+"""The ``hlograph`` command: ``hlograph demo``, ``hlograph info``, ``hlograph cache info|clear``."""
 
 from __future__ import annotations
 
@@ -75,17 +75,17 @@ def _info(args: argparse.Namespace) -> int:
 
     import hlograph as hg
     from hlograph.lowering import mlir
+    from hlograph.runtime import devices
 
     print(f"hlograph {hg.__version__}")
     print(f"jax/jaxlib {mlir.JAX_VERSION}, numpy {np.__version__}")
-    for platform in ("cpu", "gpu", "tpu"):
-        try:
-            client = hg.runtime.get_client(platform)
-        except RuntimeError:
+    for platform, found in devices.available_platforms().items():
+        if isinstance(found, str):
             print(f"{platform}: not available")
             continue
-        devs = ", ".join(f"{d.device_kind}:{d.id}" for d in client.local_devices())
-        print(f"{platform}: {devs}")
+        listing = ", ".join(f"{d.platform}:{d.id} ({d.device_kind})" for d in found)
+        print(f"{platform}: {len(found)} device(s): {listing}")
+    print(f"default platform: {devices.default_platform()}")
     return 0
 
 
@@ -93,6 +93,50 @@ def _coverage(args: argparse.Namespace) -> int:
     from hlograph.coverage import coverage_table
 
     print(coverage_table())
+    return 0
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def _cache_info(args: argparse.Namespace) -> int:
+    from hlograph.runtime import cache
+
+    directory = cache.cache_dir()
+    limit = cache.max_bytes()
+    if directory is None:
+        print(f"directory: none ({cache.ENV_DIR}=off)")
+        print("enabled: no")
+        print(f"limit: {_size(limit)}")
+        return 0
+    try:
+        entries = cache.ExecutableCache(directory, limit).entries()
+    except OSError as e:
+        raise RuntimeError(f"cannot read the cache directory {directory}: {e.strerror or e}") from None
+    print(f"directory: {directory}")
+    print("enabled: yes")
+    print(f"entries: {len(entries)}")
+    print(f"size: {_size(sum(e.size for e in entries))}")
+    print(f"limit: {_size(limit)}")
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    from hlograph.runtime import cache
+
+    directory = cache.cache_dir()
+    if directory is None:
+        print(f"the cache is disabled ({cache.ENV_DIR}=off); nothing to clear")
+        return 0
+    try:
+        n, size = cache.ExecutableCache(directory, cache.max_bytes()).clear()
+    except OSError as e:
+        raise RuntimeError(f"cannot clear the cache directory {directory}: {e.strerror or e}") from None
+    print(f"removed {n} {'entry' if n == 1 else 'entries'}, {_size(size)}, from {directory}")
     return 0
 
 
@@ -106,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     info.set_defaults(func=_info)
     cov = sub.add_parser("coverage", help="the op coverage table (markdown), from the registries")
     cov.set_defaults(func=_coverage)
+    cache = sub.add_parser("cache", help="the persistent cache of compiled executables")
+    cache_sub = cache.add_subparsers(dest="action", required=True)
+    cache_sub.add_parser("info", help="directory, entries, size and limit").set_defaults(func=_cache_info)
+    cache_sub.add_parser("clear", help="remove every entry").set_defaults(func=_cache_clear)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

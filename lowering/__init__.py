@@ -6,9 +6,9 @@ from .context import LoweringContext, ModuleContext
 from .registry import get_rule, has_rule, register, registered_ops
 from . import rules  # noqa: F401  (registers every family's rules)
 from .api import Compiled, Function, Lowered, compile
-from .lower import LoweringError, lower_graph
+from .lower import CompileError, LoweringError, lower_graph
 
 __all__ = [
     "register", "get_rule", "has_rule", "registered_ops", "LoweringContext", "ModuleContext",
-    "Function", "Lowered", "Compiled", "compile", "lower_graph", "LoweringError",
+    "Function", "Lowered", "Compiled", "compile", "lower_graph", "LoweringError", "CompileError",
 ]

@@ -12,26 +12,79 @@ import numpy as np
 from ..frontend.graph import Graph
 from ..frontend.types import TensorType
 from ..runtime import pjrt
+from ..runtime.devices import check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from ..runtime.partition import partition
 from .lower import lower_graph
 from .program import CompiledProgram, Program, explain, plan
-from .mlir import ir, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
+from .lower import CompileError, set_argument_attribute
+from .mlir import JaxRuntimeError, ir, is_device, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
-_PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu", None)
+def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
+            device: Any = None, donate_argnums: int | Sequence[int] = (),
+            mesh: Any = None, in_shardings: Any = None, out_shardings: Any = None) -> "Function":
+    """Prepares ``graph`` for compilation; nothing is lowered until first use.
 
+    Args:
+        graph: the graph to compile.
+        pipeline: ``"O0"``, ``"O1"``, ``"O2"`` or a pass pipeline (``hlograph-opt`` syntax).
+        platform: ``"cpu"``, ``"gpu"``, ``"tpu"`` or None for the best one available.
+        device: None (the platform's first device), an index into the platform's
+            devices, or a jax ``Device`` (its platform wins over ``platform=None``).
+        donate_argnums: inputs whose device buffers the computation may reuse for
+            its results. A jax array passed there is deleted by the call; NumPy
+            arguments are unaffected (their transferred copy is donated). As with
+            jax, donation is a permission: XLA uses the buffers it can.
+        mesh: compile for all the devices of a mesh (``hg.Mesh``, ``hg.make_mesh``
+            or a ``jax.sharding.Mesh``); XLA's SPMD partitioner splits the graph
+            (see lowering/sharded.py).
+        in_shardings: with a mesh, one partition spec per input (``hg.P(...)``, a
+            tuple, a jax ``PartitionSpec`` or ``NamedSharding``; None: replicated),
+            or one ``hg.P(...)`` for all inputs.
+        out_shardings: the same per output (None: as XLA's propagation chooses).
 
-def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = "cpu") -> "Function":
-    """Prepares ``graph`` for compilation; nothing is lowered until first use."""
+    Raises:
+        TypeError: ``graph`` is not a Graph; a bad ``device`` or ``donate_argnums``.
+        ValueError: an unknown platform or pipeline, a device index out of range,
+            a donated input index out of range or given twice.
+    """
     if not isinstance(graph, Graph):
         raise TypeError(f"compile() takes a hlograph.Graph, got {type(graph).__name__}")
-    if platform not in _PLATFORMS:
-        raise ValueError(f"unknown platform {platform!r}; expected 'cpu', 'gpu', 'tpu' or None")
+    check_platform(platform)
+    if device is not None and not isinstance(device, int) and not is_device(device):
+        raise TypeError(f"device must be None, an int or a jax Device, got {type(device).__name__}")
+    donate = _donated_inputs(donate_argnums, len(graph.inputs))
     from ..passes.pipeline import check_pipeline
     check_pipeline(pipeline)
-    return Function(graph, pipeline, platform)
+    if mesh is not None or in_shardings is not None or out_shardings is not None:
+        if device is not None or donate:
+            raise ValueError("device= and donate_argnums= cannot be combined with mesh/in_shardings/out_shardings")
+        from .sharded import sharded_function
+        return sharded_function(graph, pipeline, platform, mesh, in_shardings, out_shardings)
+    return Function(graph, pipeline, platform, device=device, donate_argnums=donate)
+
+
+def _donated_inputs(argnums: int | Sequence[int], n_inputs: int) -> tuple[int, ...]:
+    """``donate_argnums`` as sorted non-negative input indices."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        argnums = (argnums,)
+    try:
+        items = list(argnums)
+    except TypeError:
+        raise TypeError(f"donate_argnums must be an int or a sequence of ints, got {argnums!r}") from None
+    out: set[int] = set()
+    for i in items:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TypeError(f"donate_argnums must hold ints, got {i!r}")
+        if not -n_inputs <= i < n_inputs:
+            raise ValueError(f"donate_argnums: input {i} out of range for a graph with {n_inputs} inputs")
+        j = i % n_inputs
+        if j in out:
+            raise ValueError(f"donate_argnums: input {j} given twice")
+        out.add(j)
+    return tuple(sorted(out))
 
 
 def _dispatching_call(self, *args: Any, output: str = "numpy"):
@@ -66,13 +119,20 @@ def _dispatching_call(self, *args: Any, output: str = "numpy"):
 
 
 class Function:
-    """A graph bound to a pipeline and a platform. Calling it lowers, compiles
-    and runs, caching the compiled code per argument signature (dtype + shape)."""
+    """A graph bound to a pipeline and a device. Calling it lowers, compiles
+    and runs, caching the compiled code per argument signature (dtype + shape).
 
-    def __init__(self, graph: Graph, pipeline: str, platform: str | None):
+    Safe to call from several threads at once; a signature seen for the first
+    time is compiled once, by one of the threads calling with it."""
+
+    def __init__(self, graph: Graph, pipeline: str, platform: str | None, *,
+                 device: Any = None, donate_argnums: Sequence[int] = ()):
         self.graph = graph
         self.pipeline = pipeline
         self.platform = platform
+        self.donate_argnums = tuple(donate_argnums)
+        self._device_spec = device
+        self._device = None
         self._cache: dict[tuple, Compiled] = {}
         self._lock = threading.Lock()
         self._single = graph.single_output
@@ -105,19 +165,29 @@ class Function:
             return g
         return g.clone(types)
 
+    @property
+    def device(self):
+        """The jax ``Device`` this function runs on (resolved on first use)."""
+        if self._device is None:
+            self._device = resolve_device(self.platform, self._device_spec)
+        return self._device
+
     def lower(self, *arg_specs: Any) -> "Lowered":
         """Lowers to StableHLO for concrete argument types and runs the pass pipeline.
 
         A graph with host ops is split into segments; its device segments whose
         input shapes depend on values are lowered when they first run."""
         graph = self._specialize(arg_specs)
-        program = plan(graph, self.pipeline, self.platform)
+        device = self.device
+        program = plan(graph, self.pipeline, device.platform, device)
         if program is not None:
-            return Lowered(graph, None, self.platform, program)
+            return Lowered(graph, None, device, program)
         module = lower_graph(graph)
         from ..passes.pipeline import run
         run(module, self.pipeline)
-        return Lowered(graph, module, self.platform)
+        for i in self.donate_argnums:
+            set_argument_attribute(module, i, "jax.buffer_donor", True)
+        return Lowered(graph, module, device)
 
     def explain(self) -> str:
         """What runs where and why: the segments of the graph (device modules and
@@ -140,17 +210,19 @@ class Function:
         return compiled
 
     def __repr__(self) -> str:
-        return f"<Function {self.graph!r} pipeline={self.pipeline!r} platform={self.platform!r}>"
+        where = f"device={self._device}" if self._device is not None else f"platform={self.platform!r}"
+        return f"<Function {self.graph!r} pipeline={self.pipeline!r} {where}>"
 
 
 class Lowered:
     """A lowered (and optimized) StableHLO module for one argument signature; for a
     graph with host ops, its segments (``program``)."""
 
-    def __init__(self, graph: Graph, module: ir.Module | None, platform: str | None,
-                 program: Program | None = None):
+    def __init__(self, graph: Graph, module: ir.Module | None, device, program: Program | None = None):
         self.graph = graph
-        self.platform = platform
+        #: the jax Device the module is compiled for
+        self.device = device
+        self.platform = device.platform
         self.program = program
         self._module = module
 
@@ -175,7 +247,10 @@ class Lowered:
         if self.program is not None:
             return CompiledProgram(self.program)
         bytecode = module_to_bytecode(self._module)
-        loaded, device = pjrt.compile_bytecode(bytecode, self.platform)
+        try:
+            loaded, device = pjrt.compile_bytecode(bytecode, self.platform, self.device)
+        except JaxRuntimeError as e:
+            raise CompileError(f"XLA could not compile the module for {self.device}: {e}") from None
         exe = pjrt.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
         return Compiled(self.graph, exe)
 

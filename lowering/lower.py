@@ -11,11 +11,15 @@ from .context import LoweringContext, ModuleContext
 from .mlir import func, ir, make_context, tensor_type
 from .registry import get_rule
 
-__all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError"]
+__all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError", "CompileError"]
 
 
 class LoweringError(RuntimeError):
     """A rule produced the wrong number or types of results."""
+
+
+class CompileError(RuntimeError):
+    """The backend compiler (XLA) rejected a lowered module."""
 
 
 def _location(node: Apply, index: int, file_locs: dict, op_names: dict) -> ir.Location:
@@ -94,3 +98,25 @@ def lower_graph(graph: Graph, *, name: str = "hlograph") -> ir.Module:
         except ir.MLIRError as e:
             raise LoweringError(f"the lowered module does not verify (a rule emitted invalid IR):\n{e}") from None
     return module
+
+
+def set_argument_attribute(module: ir.Module, index: int, name: str, value) -> None:
+    """Sets the attribute ``name`` of ``@main``'s argument ``index`` (a Python
+    bool, int or str, or an ``ir.Attribute``), keeping its other attributes."""
+    with module.context:
+        main = ir.SymbolTable(module.operation)["main"]
+        n_args = len(main.type.inputs)
+        if "arg_attrs" in main.attributes:
+            attrs = [ir.DictAttr(a) for a in main.attributes["arg_attrs"]]
+        else:
+            attrs = [ir.DictAttr.get({}) for _ in range(n_args)]
+        if isinstance(value, bool):
+            value = ir.BoolAttr.get(value)
+        elif isinstance(value, int):
+            value = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+        elif isinstance(value, str):
+            value = ir.StringAttr.get(value)
+        entries = {a.name: a.attr for a in attrs[index]}
+        entries[name] = value
+        attrs[index] = ir.DictAttr.get(entries)
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)

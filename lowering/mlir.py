@@ -89,10 +89,14 @@ def get_backend(platform: str | None):
     return jax.extend.backend.get_backend(platform)
 
 
-def compile_options() -> "xc.CompileOptions":
+def compile_options(device=None) -> "xc.CompileOptions":
+    """Options for a single-device executable, on ``device`` (default: the
+    client's first device)."""
     opts = xc.CompileOptions()
     opts.num_replicas = 1
     opts.num_partitions = 1
+    if device is not None:
+        opts.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
     return opts
 
 
@@ -287,3 +291,200 @@ def jax_stablehlo_text(fn, arg_types) -> str:
 lax = jax.lax
 
 __all__ += ["jnp", "jsp_linalg", "lax", "merge_mlir_modules", "jax_stablehlo_text"]
+
+
+# --- Persistent executable cache (runtime/cache.py) ----------------------------------
+
+def serialize_executable(loaded) -> bytes:
+    """The bytes of a compiled executable, for ``deserialize_executable``."""
+    if hasattr(loaded, "serialize"):
+        return loaded.serialize()
+    return loaded.client.serialize_executable(loaded)
+
+
+def deserialize_executable(client, payload: bytes, devices, options):
+    """The loaded executable that ``serialize_executable`` turned into ``payload``,
+    on ``devices`` (the devices it was compiled for). Raises on bytes it cannot read."""
+    return client.deserialize_executable(payload, xc.DeviceList(tuple(devices)), options)
+
+
+def compile_options_fingerprint(options) -> bytes:
+    """The serialized ``options`` without the settings that do not change the
+    compiled code (the virtual host device count and dump flags), as jax's cache
+    key does."""
+    import copy
+
+    opts = copy.deepcopy(options)
+    debug = opts.executable_build_options.debug_options
+    debug.xla_force_host_platform_device_count = 0
+    debug.xla_dump_to = ""
+    debug.xla_dump_hlo_module_re = ""
+    debug.xla_dump_hlo_pass_re = ""
+    debug.xla_dump_hlo_as_text = False
+    debug.xla_dump_hlo_as_proto = False
+    return opts.SerializeAsString()
+
+
+def runtime_fingerprint(client) -> str:
+    """The versions a compiled executable depends on: jax, jaxlib, the XLA client
+    API and the PJRT plugin of ``client``."""
+    import jaxlib
+
+    return "|".join(("jax", JAX_VERSION, "jaxlib", jaxlib.__version__, "xla_client", str(xc._version),
+                     "platform", client.platform, str(client.platform_version)))
+
+
+__all__ += ["serialize_executable", "deserialize_executable", "compile_options_fingerprint",
+            "runtime_fingerprint"]
+
+
+# --- multi-device SPMD (lowering/sharded.py, runtime/sharding.py, lowering/rules/sharding.py) ---
+# Modules compiled for a mesh carry Shardy annotations (jaxlib 0.10.2 defaults to
+# Shardy: ``jax_use_shardy_partitioner``): ``sdy.sharding`` on @main's arguments
+# and results, ``sdy.sharding_constraint`` inside, one ``sdy.mesh @mesh``; XLA's
+# SPMD partitioner splits the program over ``num_partitions`` devices, with the
+# build options jax.jit uses (jax/_src/interpreters/pxla.py create_compile_options).
+from jax.extend.mlir.dialects import sdy  # noqa: E402
+from jax._src import sharding_impls as _sharding_impls  # noqa: E402
+
+#: jax's mesh and sharding types (accepted from users as they are)
+JaxMesh = jax.sharding.Mesh
+NamedSharding = jax.sharding.NamedSharding
+PartitionSpec = jax.sharding.PartitionSpec
+
+
+def platform_devices(platform: str | None) -> list:
+    """Every device of ``platform``, of all processes (``jax.distributed``), by id."""
+    return sorted(get_backend(platform).devices(), key=lambda d: d.id)
+
+
+def make_jax_mesh(devices: np.ndarray, axis_names) -> "JaxMesh":
+    """A jax mesh over ``devices`` (an array of devices, one dimension per axis)."""
+    return JaxMesh(devices, tuple(axis_names))
+
+
+def sdy_sharding(mesh_axes, dims) -> ir.Attribute:
+    """A ``#sdy.sharding`` with an inlined mesh (``mesh_axes``: (name, size)
+    pairs) and closed dimensions (``dims``: per dimension, the axis names it is
+    split over; empty = replicated). ``lift_inlined_meshes`` replaces the
+    inlined mesh by ``@mesh``."""
+    mesh = sdy.MeshAttr.get([sdy.MeshAxisAttr.get(n, int(s)) for n, s in mesh_axes])
+    return sdy.TensorShardingAttr.get(
+        mesh, [sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(a) for a in axes], is_closed=True)
+               for axes in dims])
+
+
+def sharding_constraint(x: ir.Value, sharding: ir.Attribute) -> ir.Value:
+    """``sdy.sharding_constraint``: ``x`` with the given sharding."""
+    return sdy.sharding_constraint(x, sharding)
+
+
+def lift_inlined_meshes(module: ir.Module) -> None:
+    """Moves the inlined meshes of ``module`` into ``sdy.mesh`` symbols, as jax does."""
+    with module.context:
+        passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(module.operation)
+
+
+def spmd_compile_options(device_ids, num_args: int, propagate_to_outputs) -> "xc.CompileOptions":
+    """Compile options for one program partitioned over ``device_ids`` (the mesh's
+    devices in order) by XLA's SPMD partitioner; the ``num_args`` arguments keep
+    their annotated shardings; ``propagate_to_outputs``: per result, whether XLA
+    picks its sharding (results without an annotation)."""
+    n = len(device_ids)
+    opts = xc.CompileOptions()
+    opts.num_replicas = 1
+    opts.num_partitions = n
+    build = opts.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    opts.device_assignment = xc.DeviceAssignment.create(np.asarray(device_ids, dtype=int).reshape(1, n))
+    build.allow_spmd_sharding_propagation_to_parameters = [False] * num_args
+    build.allow_spmd_sharding_propagation_to_output = [bool(p) for p in propagate_to_outputs]
+    return opts
+
+
+def put_sharded(value, sharding: "NamedSharding"):
+    """``value`` (a NumPy or jax array) as a jax array laid out by ``sharding``; a
+    jax array that already is stays as it is. 64-bit types stay 64-bit."""
+    if type(value) is DeviceArray and value.sharding.is_equivalent_to(sharding, value.ndim):
+        return value
+    prev = swap_x64_local(True)
+    try:
+        return jax.device_put(value, sharding)
+    finally:
+        set_x64_local(prev)
+
+
+def execute_sharded(loaded, arrays, shapes, shardings) -> list:
+    """Runs a partitioned executable on jax arrays (one per argument, laid out as
+    compiled); returns one jax array per result, of global shape ``shapes[i]``
+    laid out by ``shardings[i]``."""
+    results = loaded.execute_sharded(arrays).disassemble_into_single_device_arrays()
+    prev = swap_x64_local(True)
+    try:
+        return [jax.make_array_from_single_device_arrays(tuple(shape), s, shards)
+                for shape, s, shards in zip(shapes, shardings, results)]
+    finally:
+        set_x64_local(prev)
+
+
+def sharded_fastpath_data(loaded, in_shardings, out_shardings, out_types, single_output: bool):
+    """What the C++ dispatcher (``make_dispatcher``) caches to run a partitioned
+    executable by itself: arguments laid out by ``in_shardings`` (NumPy arrays
+    are split and transferred by it), results as jax arrays laid out by
+    ``out_shardings``."""
+    structure = 0 if single_output else tuple(range(len(out_types)))
+    out_tree = _jax_tree_util.dispatch_registry.flatten(structure, None)[1]
+    out_avals = [_jax_core.ShapedArray(tuple(t.shape), t.dtype) for t in out_types]
+    n_in, n_out = len(in_shardings), len(out_shardings)
+    return _pxla.MeshExecutableFastpathData(
+        loaded, out_tree, list(in_shardings), list(out_shardings), out_avals,
+        [True] * n_out, [True] * n_in, [None] * n_in, [])
+
+
+def output_partition_specs(loaded, mesh: "JaxMesh", count: int) -> list | None:
+    """The partition specs XLA chose for the ``count`` results of ``loaded`` (on
+    ``mesh``), or None when the executable does not say."""
+    shardings = loaded.get_output_shardings()
+    if shardings is None:
+        return None
+    specs: list = []
+    for s in shardings:
+        specs.extend(_sharding_impls.parse_flatten_op_sharding(s, mesh))
+    if len(specs) == 1 and count > 1:  # one sharding shared by every result
+        specs = specs * count
+    return specs if len(specs) == count else None
+
+
+__all__ += ["sdy", "JaxMesh", "NamedSharding", "PartitionSpec", "platform_devices", "make_jax_mesh",
+            "sdy_sharding", "sharding_constraint", "lift_inlined_meshes", "spmd_compile_options",
+            "put_sharded", "execute_sharded", "sharded_fastpath_data", "output_partition_specs"]
+
+
+# --- Platforms, devices and array interop (runtime/devices.py, runtime/args.py) ---
+import jax.dlpack as _jax_dlpack  # noqa: E402
+
+_Device = _xc.Device
+
+
+def default_platform() -> str:
+    """jax's default backend: the best platform available (GPU/TPU before CPU)."""
+    return jax.default_backend()
+
+
+def is_device(value) -> bool:
+    return isinstance(value, _Device)
+
+
+def from_dlpack(value):
+    """A jax array sharing the memory of a DLPack producer (a torch tensor, a
+    CuPy array, ...) where the producer's device allows it; 64-bit types stay
+    64-bit."""
+    prev = swap_x64_local(True)
+    try:
+        return _jax_dlpack.from_dlpack(value)
+    finally:
+        set_x64_local(prev)
+
+
+__all__ += ["default_platform", "is_device", "from_dlpack"]

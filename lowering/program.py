@@ -30,17 +30,21 @@ def is_partitioned(segments: Sequence[Segment]) -> bool:
 class Program:
     """The segments of one graph, with each device segment's ``Function``."""
 
-    def __init__(self, graph: Graph, segments: Sequence[Segment], pipeline: str, platform: str | None):
+    def __init__(self, graph: Graph, segments: Sequence[Segment], pipeline: str, platform: str | None,
+                 device: Any = None):
         from .api import Function
 
         self.graph = graph
         self.segments = list(segments)
         self.pipeline = pipeline
         self.platform = platform
+        #: the jax Device the device segments run on (None: the platform's first)
+        self.device = device
         self.parts: list[Any] = []
         for seg in self.segments:
             if seg.kind == DEVICE:
-                self.parts.append(Function(subgraph(seg.inputs, seg.outputs), pipeline, platform))
+                self.parts.append(Function(subgraph(seg.inputs, seg.outputs), pipeline, platform,
+                                           device=device))
             else:
                 self.parts.append(compile_segment(seg.nodes, seg.inputs, seg.outputs))
 
@@ -55,7 +59,7 @@ class Program:
         return out
 
     def explain(self) -> str:
-        return explain(self.graph, self.segments)
+        return explain(self.graph, self.segments, self.platform)
 
     def as_text(self, debug_info: bool = False) -> str:
         lines = ["// " + line for line in self.explain().splitlines()]
@@ -66,15 +70,18 @@ class Program:
         return "\n".join(lines) + "\n"
 
 
-def explain(graph: Graph, segments: Sequence[Segment]) -> str:
-    """What runs where, and why: one block per segment."""
+def explain(graph: Graph, segments: Sequence[Segment], platform: str | None = None) -> str:
+    """What runs where on ``platform`` (None: jax's default), and why: one block per segment."""
     n = len(segments)
     lines = [f"{n} segment{'s' if n != 1 else ''}"]
     for i, seg in enumerate(segments):
         if seg.kind == DEVICE:
             static = all(v.type.is_static for v in seg.inputs)
-            where = "device (StableHLO, PJRT)" + ("" if static else
-                                                  "; lowered at run time: its input shapes depend on values")
+            calls = len(seg.host_calls)
+            where = "device (StableHLO, PJRT" + (
+                f"; {calls} in-module host call{'s' if calls != 1 else ''} (XLA FFI, Numba)"
+                if calls else "") + ")" + (
+                "" if static else "; lowered at run time: its input shapes depend on values")
         else:
             numba = all(has_impl(n.op) for n in seg.nodes)
             where = "host (" + ("Numba, one compiled function" if numba else "Python") + ")"
@@ -83,7 +90,7 @@ def explain(graph: Graph, segments: Sequence[Segment]) -> str:
         lines.append(f"segment {i}: {where}; reads {ins}; produces {outs}")
         reasons: dict[str, int] = {}
         for node in seg.nodes:
-            _, why = placement(node)
+            _, why = placement(node, platform)
             reasons[why] = reasons.get(why, 0) + 1
         for why, count in reasons.items():
             lines.append(f"  {why}" + (f" (x{count})" if count > 1 else ""))
@@ -133,9 +140,9 @@ class CompiledProgram:
         return outs[0] if self._single else tuple(outs)
 
     def _to_device(self, value: np.ndarray):
-        from ..runtime.pjrt import get_client
+        from ..runtime.devices import resolve_device
         from .mlir import device_putter
-        device = get_client(self.program.platform).local_devices()[0]
+        device = resolve_device(self.program.platform, self.program.device)
         return device_putter(value.dtype, value.shape, device)(value)
 
     # the Function's dispatcher keeps partitioned graphs on the Python path
@@ -151,9 +158,9 @@ class CompiledProgram:
         return self.graph.input_types
 
 
-def plan(graph: Graph, pipeline: str, platform: str | None) -> Program | None:
+def plan(graph: Graph, pipeline: str, platform: str | None, device: Any = None) -> Program | None:
     """A Program when ``graph`` needs host segments, else None (one device module)."""
-    segments = partition(graph)
+    segments = partition(graph, platform)
     if not is_partitioned(segments):
         return None
-    return Program(graph, segments, pipeline, platform)
+    return Program(graph, segments, pipeline, platform, device)

@@ -8,9 +8,10 @@ import numpy as np
 
 from ..frontend.graph import Variable
 from ..frontend.types import TensorType, as_dtype, dtype_name
+from ..lowering import mlir
 from ..lowering.mlir import DeviceArray
 
-__all__ = ["describe", "check_argument", "check_arguments", "check_count", "ArgumentChecker",
+__all__ = ["describe", "check_argument", "from_dlpack", "check_arguments", "check_count", "ArgumentChecker",
            "signature_of", "spec_type"]
 
 _PY_KINDS = {bool: "b", int: "iubfc", float: "fc", complex: "c"}
@@ -50,11 +51,36 @@ def _convert_python_scalar(value: Any, t: TensorType, where: str) -> np.ndarray:
         raise ValueError(f"{where}: {value!r} does not fit {t}") from None
 
 
+_DLPACK_CPU = 1  # DLDeviceType kDLCPU
+
+
+def from_dlpack(value: Any, where: str = "argument") -> Any:
+    """A DLPack producer (a torch tensor, a CuPy array, ...) as a NumPy array
+    (CPU memory, no copy) or a jax array (device memory, no copy where the
+    device allows); TypeError naming ``where`` when it cannot be imported."""
+    try:
+        on_cpu = value.__dlpack_device__()[0] == _DLPACK_CPU
+    except Exception:  # producers without __dlpack_device__: let jax decide
+        on_cpu = False
+    if on_cpu:
+        try:
+            return np.from_dlpack(value)
+        except (TypeError, BufferError, RuntimeError):
+            pass  # e.g. bfloat16, which NumPy does not import: jax does
+    try:
+        return mlir.from_dlpack(value)
+    except Exception as e:
+        raise TypeError(f"{where}: cannot import {type(value).__name__} through DLPack: {e}") from None
+
+
 def check_argument(value: Any, t: TensorType, inputs: Sequence[Variable], i: int) -> Any:
     """Returns ``value`` as a NumPy array or a jax array when it fits ``t``; raises
     TypeError (not an array, wrong dtype) or ValueError (wrong shape) otherwise."""
     if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
         return _convert_python_scalar(value, t, describe(inputs, i))
+    if (type(value) is not DeviceArray and not isinstance(value, (np.ndarray, np.generic))
+            and hasattr(value, "__dlpack__")):
+        value = from_dlpack(value, describe(inputs, i))
     ds = _value_dtype_shape(value)
     if ds is None:
         if isinstance(value, (list, tuple)):

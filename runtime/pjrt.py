@@ -12,10 +12,11 @@ import numpy as np
 from ..frontend.types import TensorType
 from ..lowering import mlir
 from ..lowering.mlir import DeviceArray
+from . import devices
+from .cache import compile_cached
 
 __all__ = ["get_client", "compile_bytecode", "Executable", "clear_cache", "cache_size"]
 
-_PLATFORM_ALIASES = {"cpu": "cpu", "gpu": "gpu", "cuda": "cuda", "rocm": "rocm", "tpu": "tpu", None: None}
 _lock = threading.RLock()
 _CACHE_CAPACITY = 512
 _cache: "OrderedDict[tuple, Any]" = OrderedDict()
@@ -23,17 +24,15 @@ _cache: "OrderedDict[tuple, Any]" = OrderedDict()
 
 def get_client(platform: str | None = "cpu"):
     """The PJRT client of ``platform`` (None: the best available)."""
-    if platform not in _PLATFORM_ALIASES:
-        raise ValueError(f"unknown platform {platform!r}; expected one of cpu, gpu, tpu or None")
-    try:
-        return mlir.get_backend(platform)
-    except RuntimeError as e:
-        raise RuntimeError(f"platform {platform!r} is not available here: {e}") from None
+    return devices.get_client(platform)
 
 
 def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None):
-    """Compiles a StableHLO module (bytecode) with PJRT; cached by fingerprint,
-    platform and device (LRU, bounded)."""
+    """Compiles a StableHLO module (bytecode) with PJRT for ``device`` (default:
+    the platform's first device); returns (loaded executable, device).
+
+    Cached in memory by fingerprint, platform and device (LRU, bounded), then on
+    disk across processes (``runtime.cache``: ``HLOGRAPH_CACHE_DIR``)."""
     client = get_client(platform)
     device = device if device is not None else client.local_devices()[0]
     key = (hashlib.sha256(bytecode).digest(), client.platform, device.id)
@@ -42,7 +41,7 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None)
         if exe is not None:
             _cache.move_to_end(key)
             return exe, device
-    exe = mlir.compile_and_load(client, bytecode, [device], mlir.compile_options())
+    exe = compile_cached(client, bytecode, [device], mlir.compile_options(device))
     with _lock:
         _cache[key] = exe
         while len(_cache) > _CACHE_CAPACITY:

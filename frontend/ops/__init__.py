@@ -9,7 +9,8 @@ import importlib as _importlib
 FAMILIES = {
     name: _importlib.import_module(f"{__name__}.{name}")
     for name in ("basic", "elemwise", "special", "reduction", "shape", "construct", "indexing",
-                 "linalg", "conv", "blockwise", "control", "dynamic", "sort", "assertion", "random")
+                 "linalg", "conv", "blockwise", "control", "dynamic", "sort", "assertion", "random",
+                 "sharding")
 }
 
 from . import builders  # noqa: E402

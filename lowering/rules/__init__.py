@@ -2,4 +2,4 @@
 this package registers them all."""
 
 from . import (assertion, blockwise, construct, control, conv, elemwise, indexing,  # noqa: F401
-               linalg, random, reduction, shape, sort, special)
+               linalg, random, reduction, shape, sharding, sort, special)
