@@ -135,3 +135,46 @@ def ternary(name, fn, dtype="float32", shape=(2, 3)):
 # CHECK: stablehlo.convert %[[R]] : (tensor<2x3xf32>) -> tensor<2x3xf16>
 # CHECK: func.func private @[[F]](%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>, %arg2: tensor<2x3xf32>)
 ternary("betainc", sp.betainc, "float16")
+
+# The inverses iterate in one stablehlo.while in float64, calling jax's igamma/igammac/betainc.
+# CHECK-LABEL: TEST: gammaincinv float32[2,3]
+# CHECK: %[[A:.+]] = stablehlo.convert %arg0 : (tensor<2x3xf32>) -> tensor<2x3xf64>
+# CHECK: stablehlo.while
+# CHECK: func.call @[[P:jax_gammaincinv[_0-9]*]](%{{.+}}, %{{.+}}) : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+# CHECK: func.call @[[Q:jax_gammaincinv[_0-9]*]](%{{.+}}, %{{.+}}) : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+# CHECK: stablehlo.convert {{.*}} : (tensor<2x3xf64>) -> tensor<2x3xf32>
+# CHECK-DAG: func.func private @[[P]](%arg0: tensor<2x3xf64>, %arg1: tensor<2x3xf64>) -> tensor<2x3xf64>
+# CHECK-DAG: func.func private @[[Q]](%arg0: tensor<2x3xf64>, %arg1: tensor<2x3xf64>) -> tensor<2x3xf64>
+binary("gammaincinv", sp.gammaincinv, yshape=(3,))
+
+# CHECK-LABEL: TEST: gammainccinv float64[2,3]
+# CHECK: stablehlo.while
+# CHECK: func.call @jax_gammainccinv{{.*}} -> tensor<2x3xf64>
+# CHECK: return {{.*}} : tensor<2x3xf64>
+binary("gammainccinv", sp.gammainccinv, "float64")
+
+# CHECK-LABEL: TEST: betaincinv float64[2,3]
+# CHECK: stablehlo.while
+# CHECK: func.call @[[F:jax_betaincinv[_0-9]*]](%{{.+}}, %{{.+}}, %{{.+}}) : (tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+# CHECK: func.call @[[F]](
+# CHECK: return {{.*}} : tensor<2x3xf64>
+# CHECK: func.func private @[[F]](%arg0: tensor<2x3xf64>, %arg1: tensor<2x3xf64>, %arg2: tensor<2x3xf64>)
+ternary("betaincinv", sp.betaincinv, "float64")
+
+# ive/kve: float64 throughout; Debye's expansion (asinh), then four bounded loops
+# (CF1, Temme's series, CF2, the recurrence for K) and the power series of I (lgamma).
+# CHECK-LABEL: TEST: ive float32[2,3]
+# CHECK: %[[V:.+]] = stablehlo.convert %arg0 : (tensor<2x3xf32>) -> tensor<2x3xf64>
+# CHECK: chlo.asinh {{.*}} : tensor<2x3xf64> -> tensor<2x3xf64>
+# CHECK-COUNT-4: stablehlo.while
+# CHECK: chlo.lgamma {{.*}} : tensor<2x3xf64> -> tensor<2x3xf64>
+# CHECK: %[[R:.+]] = stablehlo.convert {{.*}} : (tensor<2x3xf64>) -> tensor<2x3xf32>
+# CHECK: return %[[R]] : tensor<2x3xf32>
+binary("ive", sp.ive)
+
+# CHECK-LABEL: TEST: kve float64[3]
+# CHECK: %[[V:.+]] = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<3xf64>) -> tensor<2x3xf64>
+# CHECK: chlo.asinh {{.*}} : tensor<2x3xf64> -> tensor<2x3xf64>
+# CHECK-COUNT-4: stablehlo.while
+# CHECK: return {{.*}} : tensor<2x3xf64>
+binary("kve", sp.kve, "float64", xshape=(3,))

@@ -21,7 +21,7 @@ from .elemwise import Binary, Elemwise, apply_elemwise, elemwise_builder
 __all__ = [
     "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "trigamma", "softplus",
     "log1mexp", "xlogy", "xlog1py", "i0e", "i1e", "ndtr", "ndtri", "log_ndtr", "erfcx",
-    "gammainc", "gammaincc", "betainc",
+    "gammainc", "gammaincc", "betainc", "gammaincinv", "gammainccinv", "betaincinv", "ive", "kve",
 ]
 
 
@@ -309,6 +309,37 @@ class Betainc(Special):
     reference = _scipy("betainc")
 
 
+class Gammaincinv(SpecialBinary):
+    """Inverse of P(a, x) in x: gammaincinv(a, gammainc(a, x)) == x."""
+
+    reference = _scipy("gammaincinv")
+
+
+class Gammainccinv(SpecialBinary):
+    """Inverse of Q(a, x) in x: gammainccinv(a, gammaincc(a, x)) == x."""
+
+    reference = _scipy("gammainccinv")
+
+
+class Betaincinv(Special):
+    """Inverse of I_x(a, b) in x: betaincinv(a, b, betainc(a, b, x)) == x."""
+
+    nin = 3
+    reference = _scipy("betaincinv")
+
+
+class Ive(SpecialBinary):
+    """exp(-|x|) I_v(x): the exponentially scaled modified Bessel function of the first kind."""
+
+    reference = _scipy("ive")
+
+
+class Kve(SpecialBinary):
+    """exp(x) K_v(x): the exponentially scaled modified Bessel function of the second kind."""
+
+    reference = _scipy("kve")
+
+
 class Xlogy(SpecialBinary):
     reference = staticmethod(lambda x, y: _xlogy(x, y, np.log))
 
@@ -337,13 +368,25 @@ gammainc = elemwise_builder(Gammainc, "gammainc", "Regularized lower incomplete 
                    "as scipy.special.gammainc.")
 gammaincc = elemwise_builder(Gammaincc, "gammaincc", "Regularized upper incomplete gamma function Q(a, x), "
                     "as scipy.special.gammaincc.")
+gammaincinv = elemwise_builder(Gammaincinv, "gammaincinv", "Inverse of the regularized lower incomplete "
+                     "gamma function in x, as scipy.special.gammaincinv.")
+gammainccinv = elemwise_builder(Gammainccinv, "gammainccinv", "Inverse of the regularized upper incomplete "
+                      "gamma function in x, as scipy.special.gammainccinv.")
+ive = elemwise_builder(Ive, "ive", "exp(-|x|) I_v(x) for real order v, as scipy.special.ive.")
+kve = elemwise_builder(Kve, "kve", "exp(x) K_v(x) for real order v, as scipy.special.kve.")
 _polygamma = Polygamma()
 _betainc = Betainc()
+_betaincinv = Betaincinv()
 
 
 def betainc(a: Any, b: Any, x: Any) -> Variable:
     """Regularized incomplete beta function I_x(a, b), as scipy.special.betainc."""
     return apply_elemwise(_betainc, a, b, x)
+
+
+def betaincinv(a: Any, b: Any, y: Any) -> Variable:
+    """x with betainc(a, b, x) == y, as scipy.special.betaincinv."""
+    return apply_elemwise(_betaincinv, a, b, y)
 
 
 def polygamma(n: Any, x: Any) -> Variable:

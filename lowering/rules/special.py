@@ -9,11 +9,11 @@ from functools import partial
 import numpy as np
 
 from ...frontend.ops import special as sp
-from ...frontend.types import TensorType
+from ...frontend.types import DTYPES, TensorType
 from ..bridge import lower_with_jax
 from ..context import LoweringContext
 from ..emit import compare, constant, convert, is_nan, signbit
-from ..mlir import chlo, hlo, ir, lax
+from ..mlir import chlo, hlo, ir, lax, tensor_type
 from ..registry import register
 from .elemwise import lower_nary
 
@@ -203,6 +203,11 @@ def _ratio(p: list[float], q: list[float], x: ir.Value, t: TensorType) -> ir.Val
 @register(sp.Ndtri)
 def lower_ndtri(ctx: LoweringContext, p: ir.Value) -> list[ir.Value]:
     p, t = _upcast(ctx, p)
+    return [convert(_ndtri(p, t), t, ctx.out_type.dtype)]
+
+
+def _ndtri(p: ir.Value, t: TensorType) -> ir.Value:
+    """The inverse of the normal CDF on float32/float64 values (NaN outside [0, 1])."""
     one, half = _const(1, t), _const(0.5, t)
     upper = compare(p, _const(-math.expm1(-2.0), t), "GT", t.dtype)
     q = hlo.select(upper, hlo.subtract(one, p), p)  # the tail probability, <= 1/2 mostly
@@ -224,8 +229,7 @@ def lower_ndtri(ctx: LoweringContext, p: ir.Value) -> list[ir.Value]:
     # outside [0, 1] (and NaN): NaN
     bad = hlo.or_(compare(p, _const(0, t), "LT", t.dtype), compare(p, one, "GT", t.dtype))
     bad = hlo.or_(bad, is_nan(p, t.dtype))
-    x = hlo.select(bad, _const(np.nan, t), x)
-    return [convert(x, t, ctx.out_type.dtype)]
+    return hlo.select(bad, _const(np.nan, t), x)
 
 
 @register(sp.Erfcx)
@@ -285,3 +289,565 @@ def _igamma_limits(op, res: ir.Value, a: ir.Value, x: ir.Value, t: TensorType) -
 lower_special_jax.jax_bridge = True  # listed as "jax bridge" in the coverage table
 for _cls in JAX_SPECIAL:
     register(_cls)(lower_special_jax)
+
+
+# --- float expressions for the iterative functions below --------------------------------
+def _binop(fn, reflected: bool = False):
+    def method(self: "_V", other) -> "_V":
+        a, b = self.v, self._o(other)
+        return _V(fn(b, a) if reflected else fn(a, b), self.t)
+    return method
+
+
+def _cmp(direction: str):
+    def method(self: "_V", other) -> ir.Value:
+        return compare(self.v, self._o(other), direction, self.t.dtype)
+    return method
+
+
+class _V:
+    """A float value of one TensorType with arithmetic operators; Python numbers
+    become constants and comparisons give the i1 tensor of ``stablehlo.compare``."""
+
+    __slots__ = ("v", "t")
+
+    def __init__(self, v: ir.Value, t: TensorType):
+        self.v, self.t = v, t
+
+    def _o(self, other) -> ir.Value:
+        return other.v if isinstance(other, _V) else _const(other, self.t)
+
+    __add__, __radd__ = _binop(hlo.add), _binop(hlo.add, reflected=True)
+    __sub__, __rsub__ = _binop(hlo.subtract), _binop(hlo.subtract, reflected=True)
+    __mul__, __rmul__ = _binop(hlo.multiply), _binop(hlo.multiply, reflected=True)
+    __truediv__, __rtruediv__ = _binop(hlo.divide), _binop(hlo.divide, reflected=True)
+    __lt__, __le__, __gt__, __ge__ = _cmp("LT"), _cmp("LE"), _cmp("GT"), _cmp("GE")
+    eq = _cmp("EQ")
+
+    def __neg__(self) -> "_V":
+        return _V(hlo.negate(self.v), self.t)
+
+
+def _where(cond: ir.Value, x, y) -> _V:
+    """select(cond, x, y); one of x, y is a _V, the other may be a Python number."""
+    v = x if isinstance(x, _V) else y
+    return _V(hlo.select(cond, v._o(x), v._o(y)), v.t)
+
+
+def _map(fn, *xs: _V) -> _V:
+    return _V(fn(*(x.v for x in xs)), xs[0].t)
+
+
+_log, _exp = partial(_map, hlo.log), partial(_map, hlo.exponential)
+_log1p, _sqrt = partial(_map, hlo.log_plus_one), partial(_map, hlo.sqrt)
+_abs, _floor, _lgamma = partial(_map, hlo.abs), partial(_map, hlo.floor), partial(_map, chlo.lgamma)
+
+
+def _max(x: _V, y) -> _V:
+    return _V(hlo.maximum(x.v, x._o(y)), x.t)
+
+
+def _min(x: _V, y) -> _V:
+    return _V(hlo.minimum(x.v, x._o(y)), x.t)
+
+
+def _isnan(x: _V) -> ir.Value:
+    return is_nan(x.v, x.t.dtype)
+
+
+def _any(*conds: ir.Value) -> ir.Value:
+    out = conds[0]
+    for c in conds[1:]:
+        out = hlo.or_(out, c)
+    return out
+
+
+def _all(*conds: ir.Value) -> ir.Value:
+    out = conds[0]
+    for c in conds[1:]:
+        out = hlo.and_(out, c)
+    return out
+
+
+def _float64_operands(ctx: LoweringContext, operands) -> list[_V]:
+    """The broadcast operands in float64, where every float type computes (rounding the
+    result once): jax's float32 igammac and betainc lose digits to cancellation (Q = 1 - P
+    for x < 1) that the inverses would amplify, and the Bessel functions' coefficients
+    and tolerances are float64's."""
+    out = ctx.out_type
+    t = out.with_dtype("float64")
+    return [_V(convert(x, out, t.dtype), t) for x in ctx.broadcast_operands(operands)]
+
+
+# --- inverses of the incomplete gamma and beta functions ------------------------------
+# jax has none: an initial guess refined by a fixed number of Halley steps on the
+# function itself, whose evaluations call jax's igamma/igammac/betainc (as above).
+def _log_sigmoid(x: _V) -> _V:
+    """log(1 / (1 + exp(-x))) without overflow."""
+    return -(_log1p(_exp(-_abs(x))) + _max(-x, 0))
+
+
+def _jax_fn(ctx: LoweringContext, fn, *xs: _V) -> _V:
+    """``fn`` (a jax.lax function of same-typed arrays) through the bridge."""
+    t = xs[0].t
+    (res,) = lower_with_jax(ctx, fn, *(x.v for x in xs), in_types=[t] * len(xs), key=fn)
+    return _V(res, t)
+
+
+def _log_range(t: TensorType) -> tuple[float, float]:
+    """log of the smallest positive and of the largest finite value of t's dtype."""
+    info = np.finfo(t.dtype)
+    return math.log(float(info.smallest_subnormal)), math.log(float(info.max))
+
+
+_EULER = 0.5772156649015329
+
+
+def _didonato_25(a: _V, y: _V) -> _V:
+    """DiDonato & Morris (1986) eq. 25: the inverse of Q(a, x) = b for small b, y = -log b."""
+    c1 = (a - 1) * _log(y)
+    c1_2 = c1 * c1
+    c1_3, c1_4 = c1_2 * c1, c1_2 * c1_2
+    a2 = a * a
+    a3 = a2 * a
+    c2 = (a - 1) * (1 + c1)
+    c3 = (a - 1) * (-0.5 * c1_2 + (a - 2) * c1 + (3 * a - 5) / 2)
+    c4 = (a - 1) * (c1_3 / 3 - (3 * a - 5) * c1_2 / 2 + (a2 - 6 * a + 7) * c1 + (11 * a2 - 46 * a + 47) / 6)
+    c5 = (a - 1) * (-0.25 * c1_4 + (11 * a - 17) * c1_3 / 6 + (-3 * a2 + 13 * a - 13) * c1_2
+                    + (2 * a3 - 25 * a2 + 72 * a - 61) * c1 / 2 + (25 * a3 - 195 * a2 + 477 * a - 379) / 12)
+    return y + c1 + (c2 + (c3 + (c4 + c5 / y) / y) / y) / y
+
+
+def _gamma_inverse_guess(a: _V, p: _V, q: _V, lp: _V, lq: _V, lg: _V) -> _V:
+    """log of DiDonato & Morris' first approximation to x with P(a, x) = p, Q(a, x) = q
+    (Boost's ``find_inverse_gamma``, without its series refinement of eq. 36)."""
+    t = a.t
+    lb = lq + lg  # b = q Gamma(a)
+    b = _exp(lb)
+    # a < 1: eqs. 21-25, chosen by a and b
+    lu = _where(_all(b * q > 1e-8, q > 1e-5), (lp + lg + _log(a)) / a, -q / a - _EULER)
+    x21 = lu - _log1p(-_exp(lu) / (a + 1))
+    e22 = _exp(-b - _EULER)
+    x22 = -b - _EULER + e22 * _exp(e22)
+    y = -lb
+    u = y - (1 - a) * _log(y)
+    base = y - (1 - a) * _log(u)
+    x23 = _log(base - _log1p((1 - a) / (1 + u)))
+    x24 = _log(base - _log((u * u + 2 * (3 - a) * u + (2 - a) * (3 - a)) / (u * u + (5 - a) * u + 2)))
+    x25 = _log(_didonato_25(a, y))
+    small_a = _where(_all(a < 0.3, b >= 0.35), x22, _where(_any(b > 0.15, a >= 0.3), x23, _where(b > 0.1, x24, x25)))
+    small_a = _where(_any(b > 0.6, _all(b >= 0.45, a >= 0.3)), x21, small_a)
+    # a >= 1: eq. 31 (a Cornish-Fisher expansion about the normal quantile s) ...
+    s = _V(_ndtri(_min(p, q).v, t), t)
+    s = _where(p < q, s, -s)
+    ra = _sqrt(a)
+    s2 = s * s
+    w = (a + s * ra + (s2 - 1) / 3 + (s2 * s - 7 * s) / (36 * ra) - (3 * s2 * s2 + 7 * s2 - 16) / (810 * a)
+         + (9 * s2 * s2 * s + 256 * s2 * s - 433 * s) / (38880 * a * ra))
+    # ... the upper tail for p > 1/2 (eqs. 25 and 33) ...
+    u33 = -lb + (a - 1) * _log(w) - _log1p((1 - a) / (1 + w))
+    x33 = _log(-lb + (a - 1) * _log(u33) - _log1p((1 - a) / (1 + u33)))
+    tail_25 = lb < -2.3 * _max((a - 1) * a, 2)
+    upper = _where(w < 3 * a, _log(w), _where(tail_25, x25, x33))
+    # ... and the lower tail for p <= 1/2 (eq. 35: three fixed-point steps on the series)
+    v = lp + _lgamma(a + 1)
+    z = _exp((v + w) / a)
+    for k in range(3):
+        series = z / (a + 1) * (1 + z / (a + 2) * (1 + z / (a + 3) if k == 2 else 1))
+        lz = (v + z - _log1p(series)) / a
+        z = _exp(lz)
+    lower = _where(w < 0.15 * (a + 1), lz, _log(w))
+    return _where(a < 1, small_a, _where(p > 0.5, upper, lower))
+
+
+#: Halley steps after the first approximation (it has 1-2 correct digits; each step triples them)
+_GAMMA_INV_STEPS = 4
+_BETA_INV_STEPS = 10
+
+
+def _gamma_inverse(ctx: LoweringContext, a: _V, p: _V, q: _V) -> _V:
+    """x with P(a, x) = p and Q(a, x) = q (p + q = 1, a > 0, 0 < p < 1), by Halley's method
+    on t = log x applied to log P - log p where p < q, else to log Q - log q; both are
+    concave in t (the log-gamma distribution is log-concave)."""
+    t0 = _gamma_inverse_guess(a, p, q, _log(p), _log(q), _lgamma(a))
+    lo, hi = _log_range(a.t)
+
+    def step(_: ir.Value, t: _V, a: _V, p: _V, q: _V) -> list[_V]:
+        t = _min(_max(t, lo), hi)
+        lp, lq, lg, la = _log(p), _log(q), _lgamma(a), _log(a)
+        x = _exp(t)
+        log_dens = a * t - x - lg  # log(x dP/dx) = d P / d t
+        big_p, big_q = _jax_fn(ctx, lax.igamma, a, x), _jax_fn(ctx, lax.igammac, a, x)
+        # where P or Q underflows: their leading asymptotic terms
+        log_p = _where(big_p > 0, _log(big_p), log_dens - la + _log(a + 1) - _log(_max(a + 1 - x, 1e-30)))
+        log_q = _where(big_q > 0, _log(big_q), log_dens - _log(_max(x - a + 1, 1)))
+        use_p = p < q
+        g = _where(use_p, log_p - lp, log_q - lq)
+        dg = _where(use_p, _exp(log_dens - log_p), -_exp(log_dens - log_q))
+        return [_halley(t, g, dg, (a - x) - dg), a, p, q]
+
+    t = _fixed_loop(_GAMMA_INV_STEPS, [t0, a, p, q], step)[0]
+    return _exp(t)
+
+
+def _fixed_loop(n: int, state: list[_V], step) -> list[_V]:
+    """``n`` iterations of ``step(i, *state) -> state`` as one stablehlo.while (its body
+    is compiled once); ``i`` is the iteration number, an int64 scalar."""
+    i64 = TensorType(DTYPES["int64"], ())
+    types = [tensor_type(i64)] + [tensor_type(v.t) for v in state]
+    loop = hlo.WhileOp(types, [constant(0, i64.dtype)] + [v.v for v in state])
+    cond = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.return_([compare(cond.arguments[0], constant(n, i64.dtype), "LT", i64.dtype)])
+    body = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(body):
+        i, *args = body.arguments
+        new = step(i, *(_V(v, s.t) for v, s in zip(args, state)))
+        hlo.return_([hlo.add(i, constant(1, i64.dtype))] + [v.v for v in new])
+    return [_V(v, s.t) for v, s in zip(list(loop.results)[1:], state)]
+
+
+def _halley(t: _V, g: _V, dg: _V, d2g_over_dg: _V) -> _V:
+    """One Halley step for g(t) = 0, a Newton step where the Halley correction is large;
+    t stays where the step is not finite (g already 0, or a derivative underflowed)."""
+    d = g / dg
+    corr = 0.5 * d * d2g_over_dg
+    h = _where(_abs(corr) < 0.5, d / (1 - corr), d)
+    finite = _V(hlo.is_finite(h.v), h.t)
+    return _where(finite.v, t - h, t)
+
+
+@register(sp.Gammaincinv)
+@register(sp.Gammainccinv)
+def lower_gammaincinv(ctx: LoweringContext, a: ir.Value, y: ir.Value) -> list[ir.Value]:
+    a, y = _float64_operands(ctx, (a, y))
+    upper = isinstance(ctx.op, sp.Gammainccinv)
+    p, q = (1 - y, y) if upper else (y, 1 - y)
+    # lanes the iteration does not decide compute on harmless values
+    bad = _any(_isnan(a), _isnan(y), a < 0, y < 0, y > 1)
+    edge = _any(bad, a.eq(0), a.eq(np.inf), p.eq(0), q.eq(0))
+    a_it, p_it = _where(edge, 1.0, a), _where(edge, 0.5, p)
+    q_it = _where(edge, 0.5, q)
+    res = _gamma_inverse(ctx, a_it, p_it, q_it)
+    # a == 0 or inf: P is a step at 0 or at inf, no inverse inside (0, 1)
+    res = _where(_any(a.eq(0), a.eq(np.inf)), np.nan, res)
+    res = _where(p.eq(0), 0.0, res)
+    res = _where(q.eq(0), np.inf, res)
+    res = _where(bad, np.nan, res)
+    return [convert(res.v, res.t, ctx.out_type.dtype)]
+
+
+def _beta_inverse_guess(a: _V, b: _V, y: _V, yc: _V, lbeta: _V) -> _V:
+    """logit of a first approximation to x with I_x(a, b) = y: the leading terms of the
+    two tails, x^a / (a B) and (1 - x)^b / (b B), where they are small, else Cephes'
+    (incbi) normal approximation for a, b > 1, else the logit of a / (a + b)."""
+    t = a.t
+    lx_lo = (_log(y) + _log(a) + lbeta) / a  # log x from the lower tail
+    l1x_hi = (_log(yc) + _log(b) + lbeta) / b  # log(1 - x) from the upper tail
+    eps = float(np.finfo(t.dtype).eps)
+    t_lo = lx_lo - _log1p(-_exp(_min(lx_lo, -eps)))
+    t_hi = _log1p(-_exp(_min(l1x_hi, -eps))) - l1x_hi
+    yp = _V(_ndtri(_min(y, yc).v, t), t)
+    yp = _where(y < yc, -yp, yp)
+    lgm = (yp * yp - 3) / 6
+    ia, ib = 1 / (2 * a - 1), 1 / (2 * b - 1)
+    h = 2 / (ia + ib)
+    d = yp * _sqrt(_max(h + lgm, 0)) / h - (ib - ia) * (lgm + 5.0 / 6 - 2 / (3 * h))
+    t_normal = _log(a) - _log(b) - 2 * d
+    normal = _all(a > 1, b > 1, h + lgm > 0)
+    mean = _log(a) - _log(b)
+    lo_ok, hi_ok = lx_lo < math.log(0.7), l1x_hi < math.log(0.7)
+    t_tail = _where(y < yc, _where(lo_ok, t_lo, _where(hi_ok, t_hi, mean)),
+                    _where(hi_ok, t_hi, _where(lo_ok, t_lo, mean)))
+    tail_lo = _all(y < yc, lx_lo < _log(0.1 * a / (a + b)))
+    tail_hi = _all(y >= yc, l1x_hi < _log(0.1 * b / (a + b)))
+    return _where(tail_lo, t_lo, _where(tail_hi, t_hi, _where(normal, t_normal, t_tail)))
+
+
+def _beta_inverse(ctx: LoweringContext, a: _V, b: _V, y: _V) -> _V:
+    """x with I_x(a, b) = y (a, b > 0 finite, 0 < y < 1), by Halley's method on the logit
+    t of x applied to log I - log y or log(1 - I) - log(1 - y), both concave in t (the
+    logit of a beta variable has a log-concave density). The iterations take the side
+    that is smaller at the current point, the last two the side that is smaller at the
+    root (where its residual is accurate)."""
+    yc = 1 - y
+    lbeta = _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+    t0 = _beta_inverse_guess(a, b, y, yc, lbeta)
+    lo = math.log(float(np.finfo(a.t.dtype).tiny))  # keeps x and 1 - x normal
+
+    def step(k: ir.Value, t: _V, a: _V, b: _V, y: _V) -> list[_V]:
+        t = _min(_max(t, lo), -lo)
+        yc = 1 - y
+        lbeta = _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+        lx, l1x = _log_sigmoid(t), _log_sigmoid(-t)
+        x, xc = _exp(lx), _exp(l1x)
+        i0, j0 = _jax_fn(ctx, lax.betainc, a, b, x), _jax_fn(ctx, lax.betainc, b, a, xc)
+        # 1 - x rounded is a poor argument near 1: the other side is accurate there
+        big_i, big_j = _where(xc < 1e-3, 1 - j0, i0), _where(x < 1e-3, 1 - i0, j0)
+        log_dens = a * lx + b * l1x - lbeta  # d I / d t
+        log_i = _where(big_i > 0, _log(big_i), log_dens - _log(a))
+        log_j = _where(big_j > 0, _log(big_j), log_dens - _log(b))
+        i64 = DTYPES["int64"]
+        polish = compare(k, constant(_BETA_INV_STEPS - 2, i64), "GE", i64)
+        use_i = hlo.select(polish, y < yc, big_i < big_j)
+        g = _where(use_i, log_i - _log(y), log_j - _log(yc))
+        dg = _where(use_i, _exp(log_dens - log_i), -_exp(log_dens - log_j))
+        return [_halley(t, g, dg, (a - (a + b) * x) - dg), a, b, y]
+
+    t = _fixed_loop(_BETA_INV_STEPS, [t0, a, b, y], step)[0]
+    return _exp(_log_sigmoid(t))
+
+
+@register(sp.Betaincinv)
+def lower_betaincinv(ctx: LoweringContext, a: ir.Value, b: ir.Value, y: ir.Value) -> list[ir.Value]:
+    a, b, y = _float64_operands(ctx, (a, b, y))
+    bad = _any(_isnan(a), _isnan(b), _isnan(y), a <= 0, b <= 0, y < 0, y > 1)
+    infinite = _any(a.eq(np.inf), b.eq(np.inf))
+    edge = _any(bad, infinite, y.eq(0), y.eq(1))
+    res = _beta_inverse(ctx, _where(edge, 1.0, a), _where(edge, 1.0, b), _where(edge, 0.5, y))
+    # an infinite parameter puts all mass at 0 or 1: no inverse inside (0, 1)
+    res = _where(infinite, np.nan, res)
+    res = _where(y.eq(0), 0.0, res)
+    res = _where(y.eq(1), 1.0, res)
+    res = _where(bad, np.nan, res)
+    return [convert(res.v, res.t, ctx.out_type.dtype)]
+
+
+for _rule in (lower_gammaincinv, lower_betaincinv):
+    _rule.jax_bridge = True  # their function evaluations call jax's lowering
+
+
+# --- exponentially scaled modified Bessel functions of real order ------------------------
+# For order v >= 0 and x > 0 (scipy's conventions for the rest are applied at the end):
+# - v >= 50: Debye's uniform asymptotic expansions (DLMF 10.41.3-4), 13 terms;
+# - I for v < 50, x^2 / 4 <= v + 1: its power series, 20 terms;
+# - v < 50, x > max(50, v^2): Hankel's expansions for large x (DLMF 10.40.1-2), 20 terms;
+# - otherwise Temme's method (Numerical Recipes' ``bessik``): with mu = v - round(v),
+#   K_mu and K_mu+1 from Temme's series (x <= 2) or Steed's continued fraction CF2, K_v by
+#   upward recurrence (stable for K), I'_v / I_v from the continued fraction CF1 and I_v
+#   from the Wronskian I_v K'_v - I'_v K_v = -1/x. Every factor exp(+-x) is left out.
+_BESSEL_DEBYE_ORDER = 50.0
+#: iterations of CF1 (it needs about 270 on the region it serves, x <= 2500)
+_BESSEL_CF1_STEPS = 320
+_BESSEL_TEMME_STEPS = 30
+_BESSEL_CF2_STEPS = 60
+_BESSEL_HANKEL_TERMS = 20
+_BESSEL_SERIES_TERMS = 20
+
+
+def _debye_polynomials(n: int) -> list[list[float]]:
+    """Coefficients (ascending) of Debye's U_0 .. U_n-1: U_k+1(p) = p^2 (1 - p^2) U_k'(p) / 2
+    + 1/8 int_0^p (1 - 5 t^2) U_k(t) dt (DLMF 10.41.9), in exact rational arithmetic."""
+    from fractions import Fraction
+
+    polys = [[Fraction(1)]]
+    for _ in range(n - 1):
+        u = polys[-1]
+        nxt = [Fraction(0)] * (len(u) + 3)
+        for i, c in enumerate(u):
+            if i:
+                nxt[i + 1] += i * c / 2
+                nxt[i + 3] -= i * c / 2
+            nxt[i + 1] += c / (8 * (i + 1))
+            nxt[i + 3] -= 5 * c / (8 * (i + 3))
+        polys.append(nxt)
+    return [[float(c) for c in p] for p in polys]
+
+
+_DEBYE_U = _debye_polynomials(13)
+# Chebyshev coefficients of gamma1(mu) = (1/Gamma(1 - mu) - 1/Gamma(1 + mu)) / (2 mu) and
+# gamma2(mu) = (1/Gamma(1 - mu) + 1/Gamma(1 + mu)) / 2 in 8 mu^2 - 1 (Numerical Recipes' beschb)
+_TEMME_G1 = [-1.142022680371168e0, 6.5165112670737e-3, 3.087090173086e-4, -3.4706269649e-6,
+             6.9437664e-9, 3.67795e-11, -1.356e-13]
+_TEMME_G2 = [1.843740587300905e0, -7.68528408447867e-2, 1.2719271366546e-3, -4.9717367042e-6,
+             -3.31261198e-8, 2.423096e-10, -1.702e-13, -1.49e-15]
+
+
+def _chebev(coeffs: list[float], x: _V) -> _V:
+    """sum' c_k T_k(x) (the first coefficient halved) by Clenshaw's recurrence."""
+    d, dd = x * 0.0, x * 0.0
+    for c in reversed(coeffs[1:]):
+        d, dd = 2 * x * d - dd + c, d
+    return x * d - dd + 0.5 * coeffs[0]
+
+
+def _bessel_debye(v: _V, x: _V) -> tuple[_V, _V]:
+    """(ive, kve) for large v by the uniform expansions in z = x / v."""
+    z = x / v
+    inv_z = 1 / z
+    sq = _where(z > 1, z * _sqrt(1 + inv_z * inv_z), _sqrt(1 + z * z))  # sqrt(1 + z^2)
+    p = 1 / sq
+    s_i, s_k, vk = p * 0.0, p * 0.0, p * 0.0 + 1.0
+    for k, u in enumerate(_DEBYE_U):
+        term = _polyval(u[::-1], p.v, p.t)
+        term = _V(term, p.t) / vk
+        s_i, s_k = s_i + term, (s_k + term) if k % 2 == 0 else (s_k - term)
+        vk = vk * v
+    # v eta - x, eta = sqrt(1 + z^2) + log(z / (1 + sqrt(1 + z^2))) = sq - asinh(1 / z)
+    expo = v / (sq + z) - v * _map(chlo.asinh, inv_z)
+    scale = 1 / _sqrt(sq)
+    ive = _exp(expo) * scale / _sqrt(2 * math.pi * v) * s_i
+    kve = _exp(-expo) * scale * _sqrt(math.pi / (2 * v)) * s_k
+    return ive, kve
+
+
+def _bessel_hankel(v: _V, x: _V) -> tuple[_V, _V]:
+    """(ive, kve) for large x by Hankel's expansions."""
+    mu = 4 * v * v
+    term, s_i, s_k = x * 0.0 + 1.0, x * 0.0 + 1.0, x * 0.0 + 1.0
+    for k in range(1, _BESSEL_HANKEL_TERMS + 1):
+        term = term * (mu - (2 * k - 1) ** 2) / (8 * k * x)
+        s_i, s_k = (s_i + term) if k % 2 == 0 else (s_i - term), s_k + term
+    return s_i / _sqrt(2 * math.pi * x), s_k * _sqrt(math.pi / (2 * x))
+
+
+def _counted_loop(n: int, state: list[_V], step) -> list[_V]:
+    """``_fixed_loop`` whose step also gets the iteration number 1, 2, ... as a float _V."""
+    counter = state[0] * 0.0
+
+    def body(_: ir.Value, i: _V, *rest: _V) -> list[_V]:
+        i = i + 1
+        return [i] + step(i, *rest)
+
+    return _fixed_loop(n, [counter] + state, body)[1:]
+
+
+def _bessel_temme(v: _V, x: _V) -> tuple[_V, _V]:
+    """(ive, kve) for 0 <= v < 50 and 0 < x <= max(50, v^2) by Temme's method."""
+    nl = _floor(v + 0.5)
+    mu = v - nl
+    xi2 = 2 / x
+
+    # CF1 for f = I'_v / I_v (modified Lentz); a lane stops changing once it converged
+    def cf1(_: _V, h: _V, b: _V, d: _V, c: _V, done: _V, x: _V, v: _V) -> list[_V]:
+        b = b + 2 / x
+        d = 1 / (b + d)
+        c = b + 1 / c
+        delta = c * d
+        h = _where(done > 0, h, h * delta)
+        done = _where(_abs(delta - 1) < float(np.finfo(np.float64).eps), 1.0, done)
+        return [h, b, d, c, done, x, v]
+
+    h0 = _max(v / x, 1e-300)
+    f = _counted_loop(_BESSEL_CF1_STEPS, [h0, xi2 * v, x * 0.0, h0, x * 0.0, x, v], cf1)[0]
+
+    # Temme's series for K_mu, K_mu+1 (x <= 2), times exp(x)
+    x2 = 0.5 * x
+    pimu = math.pi * mu
+    fact = _where(_abs(pimu) < 1e-15, 1.0, pimu / _map(hlo.sine, pimu))
+    dl = -_log(x2)
+    e = mu * dl
+    fact2 = _where(_abs(e) < 1e-15, 1.0, _map(chlo.sinh, e) / e)
+    cheb_x = 8 * mu * mu - 1
+    gam1, gam2 = _chebev(_TEMME_G1, cheb_x), _chebev(_TEMME_G2, cheb_x)
+    gampl, gammi = gam2 - mu * gam1, gam2 + mu * gam1  # 1/Gamma(1 + mu), 1/Gamma(1 - mu)
+    ff = fact * (gam1 * _map(chlo.cosh, e) + gam2 * fact2 * dl)
+    ee = _exp(e)
+    p, q = 0.5 * ee / gampl, 0.5 / (ee * gammi)
+
+    def series(i: _V, ff: _V, p: _V, q: _V, c: _V, s: _V, s1: _V, x2: _V, mu: _V) -> list[_V]:
+        ff = (i * ff + p + q) / (i * i - mu * mu)
+        c = c * (x2 * x2) / i
+        p, q = p / (i - mu), q / (i + mu)
+        return [ff, p, q, c, s + c * ff, s1 + c * (p - i * ff), x2, mu]
+
+    *_, k_s, k1_s, _, _ = _counted_loop(_BESSEL_TEMME_STEPS, [ff, p, q, x * 0.0 + 1.0, ff, p, x2, mu], series)
+    ex = _exp(_min(x, 2.0))
+    k_s, k1_s = k_s * ex, k1_s * xi2 * ex
+
+    # Steed's CF2 for K_mu, K_mu+1 (x > 2), times exp(x)
+    a1 = 0.25 - mu * mu
+    b0 = 2 * (1 + x)
+    d0 = 1 / b0
+    s0 = 1 + a1 * d0
+
+    def cf2(i: _V, a: _V, c: _V, q1: _V, q2: _V, q: _V, b: _V, d: _V, delh: _V, h: _V, s: _V) -> list[_V]:
+        i = i + 1  # Steed's index starts at 2
+        a = a - 2 * (i - 1)
+        c = -a * c / i
+        qnew = (q1 - b * q2) / a
+        q = q + c * qnew
+        b = b + 2
+        d = 1 / (b + a * d)
+        delh = (b * d - 1) * delh
+        return [a, c, q2, qnew, q, b, d, delh, h + delh, s + q * delh]
+
+    res = _counted_loop(_BESSEL_CF2_STEPS, [-a1, a1, x * 0.0, x * 0.0 + 1.0, a1, b0, d0, d0, d0, s0], cf2)
+    h, s = res[-2], res[-1]
+    k_l = _sqrt(math.pi / (2 * x)) / s
+    k1_l = k_l / x * (mu + x + 0.5 - a1 * h)
+    small = x <= 2
+    k, k1 = _where(small, k_s, k_l), _where(small, k1_s, k1_l)
+
+    # upward recurrence K_mu+i+1 = 2 (mu + i) / x K_mu+i + K_mu+i-1 up to K_v, K_v+1
+    def up(i: _V, k: _V, k1: _V, mu: _V, nl: _V, x: _V) -> list[_V]:
+        nxt = (mu + i) * (2 / x) * k1 + k
+        move = i <= nl
+        return [_where(move, k1, k), _where(move, nxt, k1), mu, nl, x]
+
+    k, k1 = _counted_loop(int(_BESSEL_DEBYE_ORDER) + 1, [k, k1, mu, nl, x], up)[:2]
+    ive = 1 / (x * (f * k - (v / x * k - k1)))
+    return ive, k
+
+
+def _bessel_scaled(v: _V, x: _V) -> tuple[_V, _V]:
+    """(ive, kve) for v >= 0 and x > 0 finite."""
+    debye = v >= _BESSEL_DEBYE_ORDER
+    hankel = hlo.and_(hlo.not_(debye), x > _max(v * v, 50.0))
+    d_i, d_k = _bessel_debye(_max(v, _BESSEL_DEBYE_ORDER), x)
+    h_i, h_k = _bessel_hankel(v, _max(x, 50.0))
+    t_v = _where(debye, 1.0, v)
+    t_x = _where(_any(debye, hankel), 1.0, x)
+    t_i, t_k = _bessel_temme(t_v, t_x)
+    # x^2 / 4 <= v + 1 (v < 50): I's power series (x/2)^v / Gamma(v + 1) sum_k (x^2/4)^k /
+    # (k! (v + 1)_k), whose terms fall faster than 1/k!; the Wronskian would need K_v+1,
+    # which overflows first for small x
+    quarter_x2 = 0.25 * x * x
+    term, total = x * 0.0 + 1.0, x * 0.0 + 1.0
+    for k in range(1, _BESSEL_SERIES_TERMS + 1):
+        term = term * quarter_x2 / (k * (v + k))
+        total = total + term
+    s_i = _exp(v * _log(0.5 * x) - _lgamma(v + 1) - x) * total
+    series = hlo.and_(hlo.not_(debye), quarter_x2 <= v + 1)
+    ive = _where(series, s_i, _where(debye, d_i, _where(hankel, h_i, t_i)))
+    return ive, _where(debye, d_k, _where(hankel, h_k, t_k))
+
+
+def _is_integer(v: _V) -> ir.Value:
+    return v.eq(_floor(v))
+
+
+@register(sp.Ive)
+@register(sp.Kve)
+def lower_ive(ctx: LoweringContext, v: ir.Value, x: ir.Value) -> list[ir.Value]:
+    # computed in float64 (the expansions' coefficients and CF1's tolerance are float64's)
+    v, x = _float64_operands(ctx, (v, x))
+    av, ax = _abs(v), _abs(x)
+    finite = _all(hlo.is_finite(v.v), hlo.is_finite(x.v))
+    inside = _all(finite, ax > 0)
+    ive, kve = _bessel_scaled(_where(inside, av, 1.0), _where(inside, ax, 1.0))
+    if isinstance(ctx.op, sp.Kve):
+        # K_-v = K_v; K is infinite at 0 (for any order, as scipy) and undefined for x < 0
+        res = _where(_any(_isnan(x), x < 0, hlo.not_(finite)), np.nan, kve)
+        res = _where(x.eq(0), np.inf, res)
+        return [convert(res.v, res.t, ctx.out_type.dtype)]
+    integer = _is_integer(v)
+    # I_-v = I_v + 2/pi sin(pi v) K_v for v > 0 (the sine is 0 at integers)
+    rem = _map(hlo.remainder, av, av * 0.0 + 2.0)
+    r = _where(rem > 1, rem - 2, rem)  # sin(pi v) = sin(pi r), r in (-1, 1], reflected to |r| <= 1/2
+    r = _where(r > 0.5, 1 - r, _where(r < -0.5, -1 - r, r))
+    sin_v = _where(integer, 0.0, _map(hlo.sine, math.pi * r))
+    negative = _all(v < 0, hlo.not_(integer))
+    reflected = ive + (2 / math.pi) * sin_v * kve * _exp(-2 * ax)
+    res = _where(negative, reflected, ive)
+    # I_v(-x) = (-1)^v I_v(x) for integer v; undefined otherwise
+    odd = hlo.not_(rem.eq(0))
+    res = _where(_all(x < 0, odd), -res, res)
+    res = _where(_all(x < 0, hlo.not_(integer)), np.nan, res)
+    # x == 0: I_0 = 1, I_v = 0 for v > 0 and integer v < 0, undefined for other v < 0
+    zero = _V(_const(0.0, v.t), v.t)
+    at_zero = _where(v.eq(0), 1.0, _where(_any(v > 0, integer), zero, np.nan))
+    res = _where(x.eq(0), at_zero, res)
+    res = _where(hlo.is_finite(res.v), res, np.nan)  # an overflow (v < 0 only) is NaN, as scipy's
+    res = _where(hlo.not_(finite), np.nan, res)
+    return [convert(res.v, res.t, ctx.out_type.dtype)]
