@@ -9,11 +9,18 @@ to end against what a PyTensor or JAX user can do, in one run.
    the device) compiled by hlograph vs PyTensor's NUMBA mode, JAX without jit
    (jit cannot run a boolean mask) and NumPy.
 3. First-call latency: lowering + XLA compile + Numba compile of the mixed graph.
+4. A static-shape host op between device ops (``mask_assign``): the in-module
+   host call (an XLA FFI custom call to the Numba code, one executable) vs
+   host segments (``HLOGRAPH_HOST_FFI=0``: three parts) vs the same code
+   written by hand with ``numba.njit``; and the first-call latency of both.
+5. cumsum along axis 0 of float32[2048, 2048] run as an in-module host call
+   (a Numba loop) vs its StableHLO lowering and a hand-written Numba loop.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 import warnings
@@ -110,6 +117,107 @@ def mixed_graph(size: int, repeat: int) -> tuple[list[tuple[str, float]], float]
     return rows, first_call
 
 
+def _with_host_calls(on: bool, build):
+    """``build()`` with in-module host calls on or off (the switch is read when lowering)."""
+    old = os.environ.get("HLOGRAPH_HOST_FFI")
+    os.environ["HLOGRAPH_HOST_FFI"] = "1" if on else "0"
+    try:
+        return build()
+    finally:
+        if old is None:
+            del os.environ["HLOGRAPH_HOST_FFI"]
+        else:
+            os.environ["HLOGRAPH_HOST_FFI"] = old
+
+
+def in_module_host_call(size: int, repeat: int) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """sum((exp(x) with the entries > 1.5 set to 0) ** 2): mask_assign between device ops."""
+    import numba
+
+    from hlograph.runtime.host import impls  # noqa: F401 - Numba and the host kernels, loaded for both
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=size)
+    xv = hg.tensor("x", (size,), "float64")
+    y = hg.exp(xv)
+    graph = hg.Graph([xv], hg.sum(hg.mask_assign(y, y > 1.5, 0.0) ** 2))
+
+    def first_call(on: bool):
+        t0 = time.perf_counter()
+        fn = _with_host_calls(on, lambda: hg.compile(graph))
+        compiled = _with_host_calls(on, lambda: fn.lower().compile())
+        compiled(x)
+        return compiled, time.perf_counter() - t0
+
+    ffi_fn, ffi_first = first_call(True)
+    seg_fn, seg_first = first_call(False)
+    assert ffi_fn.__class__.__name__ == "Compiled"  # one executable, no segments
+
+    @numba.njit(cache=True)
+    def by_hand(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            e = np.exp(x[i])
+            if e <= 1.5:
+                total += e * e
+        return total
+
+    def numpy_version():
+        e = np.exp(x)
+        e[e > 1.5] = 0.0
+        return np.sum(e ** 2)
+
+    ref = numpy_version()
+    for f in (ffi_fn, seg_fn, by_hand):
+        np.testing.assert_allclose(f(x), ref, rtol=1e-9)
+    rows = [("hlograph in-module host call (FFI)", best_of(lambda: ffi_fn(x), repeat, 5)),
+            ("hlograph host segments", best_of(lambda: seg_fn(x), repeat, 5)),
+            ("numba.njit by hand", best_of(lambda: by_hand(x), repeat, 5)),
+            ("NumPy", best_of(numpy_version, repeat, 5))]
+    return rows, [("in-module host call", ffi_first), ("host segments", seg_first)]
+
+
+class HostCumsum(hg.Op):
+    """cumsum along axis 0 by a Numba loop: a user host op with a static output."""
+
+    def make_node(self, x):
+        return hg.Apply(self, [x], [x.type])
+
+    def perform(self, node, inputs):
+        return [np.cumsum(inputs[0], axis=0, dtype=inputs[0].dtype)]
+
+
+@hg.host.register(HostCumsum)
+def numba_host_cumsum(op, node):
+    def host_cumsum(a):
+        out = np.empty_like(a)
+        out[0] = a[0]
+        for i in range(1, a.shape[0]):
+            out[i] = out[i - 1] + a[i]
+        return out
+    return host_cumsum
+
+
+def cumsum_as_host_call(n: int, repeat: int) -> list[tuple[str, float]]:
+    import jax
+    import numba
+
+    x = np.random.default_rng(3).normal(size=(n, n)).astype(np.float32)
+    xv = hg.tensor("x", (n, n), "float32")
+    ffi_fn = hg.compile(hg.Graph([xv], HostCumsum()(xv)))
+    hlo_fn = hg.compile(hg.Graph([xv], hg.cumsum(xv, axis=0)))
+    xd = jax.device_put(x)
+    nb = numba.njit(numba_host_cumsum(None, None))
+    ref = np.cumsum(x, axis=0)
+    for f, arg in ((ffi_fn, xd), (hlo_fn, xd), (nb, x)):
+        np.testing.assert_allclose(np.asarray(f(arg)), ref, rtol=1e-4, atol=1e-3)
+    return [("hlograph in-module host call (Numba loop)",
+             best_of(lambda: ffi_fn(xd, output="device").block_until_ready(), repeat, 5)),
+            ("hlograph StableHLO lowering",
+             best_of(lambda: hlo_fn(xd, output="device").block_until_ready(), repeat, 5)),
+            ("numba.njit by hand", best_of(lambda: nb(x), repeat, 5))]
+
+
 def table(title: str, rows: list[tuple[str, float]]) -> None:
     base = rows[0][1]
     print(f"\n{title}")
@@ -127,6 +235,12 @@ def main() -> None:
     rows, first = mixed_graph(args.size, args.repeat)
     table(f"mixed graph: sum(exp(x)[exp(x) > 1.5] ** 2), float64[{args.size}]", rows)
     print(f"\nfirst call of the mixed graph (lower + XLA compile + Numba compile): {first * 1e3:.0f} ms")
+    for size in (args.size, 1000):  # the second size reuses the Numba code: one wrapper per rank
+        rows, firsts = in_module_host_call(size, args.repeat)
+        table(f"static-shape host op: sum(mask_assign(exp(x), exp(x) > 1.5, 0) ** 2), float64[{size}]", rows)
+        for name, t in firsts:
+            print(f"first call, {name} (lower + XLA compile + Numba compile): {t * 1e3:.0f} ms")
+    table("cumsum axis 0, float32[2048, 2048]", cumsum_as_host_call(2048, args.repeat))
 
 
 if __name__ == "__main__":

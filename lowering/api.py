@@ -192,7 +192,8 @@ class Function:
     def explain(self) -> str:
         """What runs where and why: the segments of the graph (device modules and
         host functions), their inputs and outputs, and each op's placement."""
-        return explain(self.graph, partition(self.graph))
+        platform = self.device.platform
+        return explain(self.graph, partition(self.graph, platform), platform)
 
     __call__ = _dispatching_call
 

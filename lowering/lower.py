@@ -3,13 +3,13 @@ topological order, each lowered by its registered rule."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..frontend.graph import Apply, Constant, Graph, Variable
 from . import emit
 from .context import LoweringContext, ModuleContext
 from .mlir import func, ir, make_context, tensor_type
-from .registry import get_rule
+from .registry import get_rule, has_rule
 
 __all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError", "CompileError"]
 
@@ -47,6 +47,18 @@ def value_of(env: dict[int, ir.Value], v: Variable) -> ir.Value:
     return val
 
 
+def rule_for(op) -> Callable:
+    """The rule lowering ``op``: its registered rule, or for a host op with a Numba
+    implementation its in-module host call (runtime/host/ffi.py; the partitioner only
+    leaves such ops in a device module on the CPU)."""
+    if op.host_only or not has_rule(op):
+        from ..runtime.host.ffi import host_call_rule
+        rule = host_call_rule(op)
+        if rule is not None:
+            return rule
+    return get_rule(op)
+
+
 def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Value],
                first_index: int = 0) -> None:
     """Lowers ``nodes`` (topologically sorted) at the current insertion point,
@@ -56,7 +68,7 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
     for i, node in enumerate(nodes, first_index):
         rule = rules.get(type(node.op))
         if rule is None:
-            rule = rules[type(node.op)] = get_rule(node.op)
+            rule = rules[type(node.op)] = rule_for(node.op)
         operands = [env[id(v)] if id(v) in env else value_of(env, v) for v in node.inputs]
         with _location(node, i, file_locs, op_names):
             results = rule(LoweringContext(mctx, node), *operands)

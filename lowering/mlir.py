@@ -488,3 +488,43 @@ def from_dlpack(value):
 
 
 __all__ += ["default_platform", "is_device", "from_dlpack"]
+
+
+# --- In-module host calls: Numba functions as typed XLA FFI targets (runtime/host/ffi.py) ---
+
+def register_host_call_target(name: str, address: int) -> None:
+    """Registers the C function at ``address`` (``XLA_FFI_Error* f(XLA_FFI_CallFrame*)``)
+    as the typed XLA FFI custom-call target ``name`` on the CPU, for the rest of the process."""
+    jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address), platform="cpu", api_version=1)
+
+
+def host_call_platform(platform: str | None) -> str:
+    """``platform`` with None resolved to jax's default backend ("cpu", "gpu", "tpu")."""
+    return jax.default_backend() if platform is None else platform
+
+
+def _row_major_layouts(types) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(ir.RankedTensorType(t).rank - 1, -1, -1, dtype=np.int64),
+                                    type=ir.IndexType.get())
+        for t in types])
+
+
+def host_call(name: str, operands, result_types) -> list[ir.Value]:
+    """``stablehlo.custom_call @name(operands)`` in the typed FFI form, as
+    ``jax.ffi.ffi_lowering`` builds it: ``api_version = 4``, an empty dictionary
+    as ``backend_config``, row-major operand and result layouts."""
+    operands = list(operands)
+    attributes = {
+        "call_target_name": ir.StringAttr.get(name),
+        "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+        "backend_config": ir.DictAttr.get({}),
+        "operand_layouts": _row_major_layouts([v.type for v in operands]),
+        "result_layouts": _row_major_layouts(result_types),
+    }
+    op = hlo.CustomCallOp.build_generic(results=list(result_types), operands=operands,
+                                        attributes=attributes)
+    return list(op.results)
+
+
+__all__ += ["register_host_call_target", "host_call_platform", "host_call"]

@@ -5,6 +5,11 @@ Each node gets the earliest segment its inputs allow: device segments have
 even indices, host segments odd ones, so a node joins the segment of a
 same-kind producer and starts a later one after an other-kind producer.
 Segments are maximal under that rule and run in index order.
+
+On the CPU, a host op whose output types are static (``mask_assign``,
+``isin``, ...) is a device node: it runs inside the device module as an XLA
+FFI custom call to its Numba implementation (runtime/host/ffi.py), so it
+splits nothing. ``partition(graph, platform=...)`` decides that per node.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..frontend.graph import Apply, Constant, Graph, Op, Variable
 from ..lowering.registry import get_rule, has_rule
+from .host import ffi
 from .host.registry import has_impl
 
 __all__ = ["Segment", "partition", "placement"]
@@ -28,16 +34,22 @@ class Segment:
     inputs: list[Variable] = field(default_factory=list)
     #: values later segments or the graph outputs need
     outputs: list[Variable] = field(default_factory=list)
+    #: nodes of a device segment that run host code in the module (XLA FFI custom calls)
+    host_calls: list[Apply] = field(default_factory=list)
 
 
-def placement(node: Apply) -> tuple[str, str]:
-    """Where ``node`` runs and why."""
+def placement(node: Apply, platform: str | None = None) -> tuple[str, str]:
+    """Where ``node`` runs on ``platform`` (None: jax's default) and why."""
     op = node.op
     name = type(op).__name__
     if has_rule(op) and not op.host_only:
         return DEVICE, f"{name}: StableHLO lowering"
     reason = getattr(op, "host_reason", None) or (
         "output shape depends on values" if op.host_only else "no lowering rule")
+    if ffi.runs_in_module(node, platform):
+        if reason == "output shape depends on values":  # the generic reason; not so here
+            reason = "no StableHLO lowering"
+        return DEVICE, f"{name}: {reason}; host (in-module FFI call, Numba)"
     if has_impl(op):
         return HOST, f"{name}: {reason} (Numba)"
     if type(op).perform is Op.perform:
@@ -49,16 +61,23 @@ def _kind(op: Op) -> str:
     return DEVICE if has_rule(op) and not op.host_only else HOST
 
 
-def partition(graph: Graph) -> list[Segment]:
+def partition(graph: Graph, platform: str | None = None) -> list[Segment]:
+    """The segments of ``graph`` on ``platform`` ("cpu", "gpu", ...; None: jax's default),
+    in the order they run."""
     kinds: dict[type, str] = {}
     node_kinds = []
+    host_calls: set[int] = set()
     for node in graph.nodes:
         cls = type(node.op)
         kind = kinds.get(cls)
         if kind is None:
             kind = kinds[cls] = _kind(node.op)
         if kind == HOST:
-            placement(node)  # raises for an op that cannot run anywhere
+            if ffi.runs_in_module(node, platform):
+                host_calls.add(id(node))
+                node_kinds.append(DEVICE)
+                continue
+            placement(node, platform)  # raises for an op that cannot run anywhere
         node_kinds.append(kind)
     if HOST not in node_kinds:  # the common case: one device segment
         if not graph.nodes:
@@ -66,7 +85,8 @@ def partition(graph: Graph) -> list[Segment]:
         produced = {id(o) for n in graph.nodes for o in n.outputs}
         return [Segment(DEVICE, list(graph.nodes),
                         [v for v in graph.inputs],
-                        _unique(v for v in graph.outputs if id(v) in produced))]
+                        _unique(v for v in graph.outputs if id(v) in produced),
+                        [n for n in graph.nodes if id(n) in host_calls])]
     seg_of: dict[int, int] = {}  # id(Variable) -> segment index
     by_index: dict[int, Segment] = {}
     for node, kind in zip(graph.nodes, node_kinds):
@@ -79,6 +99,8 @@ def partition(graph: Graph) -> list[Segment]:
         idx = need if need % 2 == parity else need + 1
         seg = by_index.setdefault(idx, Segment(kind))
         seg.nodes.append(node)
+        if id(node) in host_calls:
+            seg.host_calls.append(node)
         for o in node.outputs:
             seg_of[id(o)] = idx
     segments = [by_index[i] for i in sorted(by_index)]

@@ -83,7 +83,14 @@ class Executable:
         device = self.device
         bufs = [a if type(a) is DeviceArray and _on_device(a, device) else put(np.asarray(a))
                 for a, put in zip(args, self._puts)]
-        return mlir.execute(self.loaded, bufs)
+        try:
+            return mlir.execute(self.loaded, bufs)
+        except mlir.JaxRuntimeError as e:
+            # as on the C++ dispatch path: a bad argument (e.g. reported by an in-module
+            # host call) is a ValueError
+            if str(e).startswith("INVALID_ARGUMENT"):
+                raise ValueError(str(e)) from None
+            raise
 
     def fastpath_data(self, args: Sequence[Any], single_output: bool,
                       convert_scalar: Callable[[int, Any], np.ndarray]):

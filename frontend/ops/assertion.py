@@ -37,6 +37,9 @@ class Check(Op):
     __props__ = ("msg",)
     host_only = True
     host_reason = "raises a Python exception"
+    #: not an in-module host call (runtime/host/ffi.py): those can only fail with an
+    #: XLA error, and nothing in the module reads the result to keep the call alive
+    in_module_host_call = False
 
     def __init__(self, msg: str = "check failed"):
         if not isinstance(msg, str):

@@ -1,0 +1,432 @@
+"""In-module host calls: host ops with static output types run inside the PJRT executable.
+
+On the CPU, a host op whose output types are static once the graph is
+specialized (``mask_assign``, ``isin``, a user op registered with
+``hlograph.host.register`` whose outputs have known shapes) needs no host
+segment: its Numba implementation is compiled, together with a small wrapper,
+into a C function with the typed XLA FFI signature
+``XLA_FFI_Error* handler(XLA_FFI_CallFrame*)`` and registered as a custom-call
+target. The op lowers to ``stablehlo.custom_call @hlograph_host_<hash>``
+inside the device module, so no Python runs on the call path and the graph is
+not split. Ops whose output shapes depend on values (``unique``, ``nonzero``,
+boolean-mask indexing) keep running in host segments, and so does everything
+on other platforms.
+
+The wrapper reads the call frame with pointer arithmetic over the C structs of
+``xla/ffi/api/c_api.h`` (x86-64/aarch64 layout: 8-byte pointers and sizes,
+4-byte enums padded to 8). Dtypes and ranks are baked into the generated code;
+dims are read from the buffers, so one wrapper serves every shape of a
+structure (a device segment re-specialized per run-time shape compiles no new
+Numba code).
+
+An exception raised by the host implementation becomes an XLA error: the
+wrapper catches it, runs the implementation again through Python on a copy
+of the inputs to recover the message (the error path is the only one that
+touches Python), and returns ``XLA_FFI_Error_Create(INVALID_ARGUMENT, message)``
+through the API table in the call frame; the message names the op. jaxlib
+raises an INVALID_ARGUMENT status as a ``ValueError``
+("INVALID_ARGUMENT: MaskAssign: values do not broadcast ..."), the same type
+the host segment raises.
+
+Set ``HLOGRAPH_HOST_FFI=0`` to run these ops in host segments instead (for
+comparison); the variable is read when a graph is partitioned and lowered.
+
+Registered targets live for the whole process (XLA keeps the function
+pointer), so the compiled wrappers are kept in a module-level table, one per
+structure (op, props, input and output types), compiled once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ...frontend.graph import Apply, Constant, Op, Variable
+from ...frontend.types import DTYPES, TensorType
+from ...lowering.registry import has_rule
+from .registry import get_impl, has_impl
+
+__all__ = ["ENV_VAR", "enabled", "runs_in_module", "host_call_rule", "host_call_target",
+           "HostCallTarget", "lower_host_call"]
+
+#: ``HLOGRAPH_HOST_FFI=0`` turns in-module host calls off (host segments instead)
+ENV_VAR = "HLOGRAPH_HOST_FFI"
+
+#: dtypes both Numba and the XLA FFI buffers have (no float16/bfloat16 in Numba)
+_SUPPORTED = frozenset(DTYPES[n] for n in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128"))
+
+#: the size given to unknown dims when probing whether an op's outputs are static
+_PROBE_DIM = 7
+
+# XLA_FFI_CallFrame as int64 words: [1] extension_start, [2] api, [4] stage (low 32 bits),
+# [9] args.args, [14] rets.rets; XLA_FFI_Buffer: [3] data.
+_FRAME_WORDS = 22
+_STAGE_EXECUTE = 3
+_EXTENSION_METADATA = 1
+_ERROR_INVALID_ARGUMENT = 3
+_API_ERROR_CREATE = 6            # XLA_FFI_Api: the word holding XLA_FFI_Error_Create
+_ERROR_CREATE_ARGS_SIZE = 28     # XLA_FFI_Error_Create_Args_STRUCT_SIZE
+_API_VERSION_STRUCT_SIZE = 24    # XLA_FFI_Api_Version_STRUCT_SIZE
+_FFI_API_MAJOR, _FFI_API_MINOR = 0, 3  # the c_api.h these structs come from
+
+
+def enabled() -> bool:
+    """Whether in-module host calls are on (``HLOGRAPH_HOST_FFI`` is not ``0``)."""
+    return os.environ.get(ENV_VAR, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _runs_on_host(op: Op) -> bool:
+    return op.host_only or not has_rule(op)
+
+
+def _static_outputs(node: Apply) -> bool:
+    """True when ``node``'s outputs have static types, or will have once its inputs do.
+
+    For inputs with unknown dims (a graph not yet specialized, or values after
+    a value-dependent op), ``make_node`` runs again on inputs whose unknown
+    dims are given a size: outputs that come out static then depend on the
+    input shapes only. A wrong guess costs nothing: the device segment is
+    partitioned again once its shapes are known.
+    """
+    if all(v.type.is_static for v in node.inputs):
+        return all(o.type.is_static for o in node.outputs)
+    probe = [v if v.type.is_static else
+             Variable(TensorType(v.dtype, [_PROBE_DIM if d is None else d for d in v.shape]))
+             for v in node.inputs]
+    try:
+        outputs = node.op.make_node(*probe).outputs
+    except Exception:  # noqa: BLE001 - any refusal means: keep the op in a host segment
+        return False
+    return all(o.type.is_static for o in outputs)
+
+
+def runs_in_module(node: Apply, platform: str | None) -> bool:
+    """Whether ``node`` runs as an in-module host call (an XLA FFI custom call) on ``platform``.
+
+    True for a node that would otherwise run on the host, has a Numba
+    implementation, has only dtypes Numba and the FFI both handle, and has
+    static output types (given static input types), when ``platform`` (None:
+    jax's default) is the CPU and ``HLOGRAPH_HOST_FFI`` is not ``0``.
+    """
+    op = node.op
+    if not enabled() or not _runs_on_host(op) or not has_impl(op):
+        return False
+    if not getattr(op, "in_module_host_call", True):  # the op opts out (e.g. Check)
+        return False
+    if any(v.dtype not in _SUPPORTED for v in (*node.inputs, *node.outputs)):
+        return False
+    from ...lowering.mlir import host_call_platform
+    if host_call_platform(platform) != "cpu":
+        return False
+    return _static_outputs(node)
+
+
+# --- the lowering -------------------------------------------------------------------------
+def lower_host_call(ctx, *operands):
+    """The lowering of a host op as ``stablehlo.custom_call`` to its compiled FFI target."""
+    from ...lowering.mlir import host_call
+    node = ctx.node
+    for v in node.outputs:
+        if not v.type.is_static:
+            raise NotImplementedError(
+                f"{node.op}: output of type {v.type} has a value-dependent shape, so it cannot "
+                f"run inside a device module; it runs in a host segment (hlograph.compile "
+                f"partitions the graph)")
+    target = host_call_target(node)
+    return host_call(target.name, operands, ctx.ir_out_types())
+
+
+def host_call_rule(op: Op) -> Callable | None:
+    """The lowering rule for ``op`` as an in-module host call, or None when it has no
+    Numba implementation, has a device lowering, or in-module host calls are off."""
+    if (enabled() and _runs_on_host(op) and has_impl(op)
+            and getattr(op, "in_module_host_call", True)):
+        return lower_host_call
+    return None
+
+
+# --- compiled targets ---------------------------------------------------------------------
+@dataclass
+class HostCallTarget:
+    """One registered FFI target: the wrapper of one op structure (op, props, input and
+    output dtypes and ranks); it reads the dims of each call from the buffers."""
+
+    #: the custom-call target name, ``hlograph_host_<op>_<hash>``
+    name: str
+    op: Op
+    #: the position in ``_BY_ID`` (the wrapper passes it on its error path)
+    index: int
+    #: the input and output dtypes
+    in_dtypes: tuple[np.dtype, ...]
+    out_dtypes: tuple[np.dtype, ...]
+    #: the host implementation, compiled by ``numba.njit`` (also run to explain a failure)
+    jitted: Any
+    #: the ``numba.cfunc`` registered with XLA (kept alive for the process)
+    handler: Any
+    #: the generated wrapper source
+    source: str
+
+
+_TARGETS: dict[Any, HostCallTarget] = {}
+_BY_NAME: dict[str, HostCallTarget] = {}
+_BY_ID: list[HostCallTarget] = []
+_LOCK = threading.Lock()
+
+
+def _structure(node: Apply) -> tuple:
+    """Equal for two nodes that one wrapper runs: host implementations specialize on
+    dtypes and ranks (as host segments do), never on dims."""
+    ins = tuple(("const", v.dtype.str, v.data.shape, v.data.tobytes()) if isinstance(v, Constant)
+                else (v.dtype, v.ndim) for v in node.inputs)
+    return (type(node.op), node.op, ins, tuple((v.dtype, v.ndim) for v in node.outputs))
+
+
+def _target_name(node: Apply) -> str:
+    cls = type(node.op)
+    text = repr((cls.__module__, cls.__qualname__, str(node.op),
+                 [(v.dtype.str, v.ndim) for v in node.inputs],
+                 [(v.dtype.str, v.ndim) for v in node.outputs]))
+    base = f"hlograph_host_{cls.__name__.lower()}_{hashlib.sha1(text.encode()).hexdigest()[:12]}"
+    name, i = base, 1
+    while name in _BY_NAME:  # same text, another Op class or constant input
+        i += 1
+        name = f"{base}_{i}"
+    return name
+
+
+def host_call_target(node: Apply) -> HostCallTarget:
+    """The registered FFI target running ``node``'s host implementation (compiled on
+    first use for this structure: op, props, input and output dtypes and ranks).
+
+    Raises:
+        HostCompileError: Numba cannot compile the implementation (names the op).
+    """
+    key = _structure(node)
+    try:
+        hash(key)
+    except TypeError:  # an Op with unhashable props: compiled for this node alone
+        key = ("node", id(node), node)
+    with _LOCK:
+        target = _TARGETS.get(key)
+        if target is None:
+            target = _compile(node, _target_name(node), len(_BY_ID))
+            from ...lowering.mlir import register_host_call_target
+            register_host_call_target(target.name, target.handler.address)
+            _TARGETS[key] = _BY_NAME[target.name] = target
+            _BY_ID.append(target)
+    return target
+
+
+def _buffer_source(var: str, table: str, index: int, ndim: int, dtype: str) -> list[str]:
+    """Source binding ``var`` to the array in XLA_FFI_Buffer ``table[index]``."""
+    lines = [f"    b_{var} = carray(ptr({table}[{index}]), (6,), np.int64)"]
+    if ndim:
+        lines.append(f"    d_{var} = carray(ptr(b_{var}[5]), ({ndim},), np.int64)")
+    shape = "(" + "".join(f"d_{var}[{k}], " for k in range(ndim)) + ")"
+    lines.append(f"    {var} = carray(ptr(b_{var}[3]), {shape}, {dtype})")
+    return lines
+
+
+def _compile(node: Apply, name: str, index: int) -> HostCallTarget:
+    from .segment import HostCompileError
+    numba = _kernels.numba
+    op = node.op
+    try:
+        jitted = numba.njit(get_impl(op)(op, node))
+    except Exception as e:  # noqa: BLE001 - report any failure against the op
+        raise HostCompileError(f"host implementation of {op} failed: {e}") from e
+    n_in, n_out = len(node.inputs), len(node.outputs)
+    ins = [f"a{i}" for i in range(n_in)]
+    glb: dict[str, Any] = {"np": np, "carray": numba.carray, "impl": jitted, **_kernels.table}
+    lines = ["def handler(frame_p):",
+             f"    frame = carray(frame_p, ({_FRAME_WORDS},), np.int64)",
+             "    if frame[1] != 0:",
+             "        return extension(frame[1])",
+             f"    if (frame[4] & 0xFFFFFFFF) != {_STAGE_EXECUTE}:",
+             "        return ptr(0)"]
+    if n_in:
+        lines.append(f"    args = carray(ptr(frame[9]), ({n_in},), np.int64)")
+    lines.append(f"    rets = carray(ptr(frame[14]), ({n_out},), np.int64)")
+    for i, v in enumerate(node.inputs):
+        glb[f"t{i}"] = v.dtype.type
+        lines += _buffer_source(f"a{i}", "args", i, v.ndim, f"t{i}")
+    for j, v in enumerate(node.outputs):
+        glb[f"u{j}"] = v.dtype.type
+        lines += _buffer_source(f"o{j}", "rets", j, v.ndim, f"u{j}")
+    # the implementation, then checked copies into the result buffers; any exception
+    # (the op's own checks, a wrong result shape) takes the error path
+    lines += ["    ok = True",
+              "    try:",
+              f"        r = impl({', '.join(ins)})"]
+    for j in range(n_out):
+        got = "r" if n_out == 1 else f"r[{j}]"
+        lines += [f"        r{j} = np.asarray({got})",
+                  f"        if r{j}.shape != o{j}.shape:",
+                  "            raise ValueError('wrong result shape')",
+                  f"        o{j}.reshape(o{j}.size)[:] = r{j}.ravel()"]
+    lines += ["    except Exception:",
+              "        ok = False",
+              "    if ok:",
+              "        return ptr(0)",
+              f"    return fail(frame[2], address(frame_p), {index})"]
+    src = "\n".join(lines) + "\n"
+    exec(compile(src, f"<hlograph host call {name}>", "exec"), glb)
+    try:
+        handler = numba.cfunc(numba.types.voidptr(numba.types.voidptr), nopython=True)(glb["handler"])
+    except Exception as e:  # noqa: BLE001
+        raise HostCompileError(f"Numba cannot compile the in-module host call of {op}: "
+                               f"{_numba_reason(e)}") from e
+    return HostCallTarget(name, op, index, tuple(v.dtype for v in node.inputs),
+                          tuple(v.dtype for v in node.outputs), jitted, handler, src)
+
+
+def _numba_reason(error: Exception) -> str:
+    """The informative line of a Numba compile error (not its "Failed in ... pipeline" header)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    for line in lines:
+        if not line.startswith(("Failed in ", "During: ")):
+            return line
+    return lines[0] if lines else type(error).__name__
+
+
+def _read_buffers(table_addr: int, dtypes) -> list[np.ndarray]:
+    """Copies of the arrays of the XLA_FFI_Buffer pointers at ``table_addr``."""
+    out = []
+    table = (ctypes.c_int64 * len(dtypes)).from_address(table_addr) if dtypes else []
+    for buf_addr, dtype in zip(table, dtypes):
+        buf = (ctypes.c_int64 * 6).from_address(buf_addr)
+        rank = buf[4]
+        dims = tuple((ctypes.c_int64 * rank).from_address(buf[5])) if rank else ()
+        nbytes = int(np.prod(dims, dtype=np.int64)) * dtype.itemsize
+        if nbytes == 0:
+            out.append(np.zeros(dims, dtype))
+        else:
+            raw = (ctypes.c_char * nbytes).from_address(buf[3])
+            out.append(np.frombuffer(raw, dtype).reshape(dims).copy())
+    return out
+
+
+def failure_message(index: int, frame_addr: int) -> np.ndarray:
+    """The error text of a failed call of target ``_BY_ID[index]`` (call frame at
+    ``frame_addr``), as NUL-terminated UTF-8 bytes: the implementation runs again
+    on copies of the inputs to recover its exception."""
+    target = _BY_ID[index]
+    op = target.op
+    frame = (ctypes.c_int64 * _FRAME_WORDS).from_address(frame_addr)
+    inputs = _read_buffers(frame[9], target.in_dtypes)
+    outputs = _read_buffers(frame[14], target.out_dtypes)
+    try:
+        results = target.jitted(*inputs)
+    except Exception as e:  # noqa: BLE001 - this is the message being built
+        text = str(e)
+        if not text.startswith(type(op).__name__):
+            text = f"{op}: {type(e).__name__}: {text}"
+    else:
+        results = results if len(outputs) > 1 else (results,)
+        text = f"{op}: the host implementation failed"
+        for j, (r, o) in enumerate(zip(results, outputs)):
+            if np.shape(r) != o.shape:
+                text = (f"{op}: the host implementation returned shape {np.shape(r)} for output {j} "
+                        f"of type {TensorType(o.dtype, o.shape)}")
+                break
+    return np.frombuffer(text.encode("utf-8", "replace") + b"\0", np.uint8).copy()
+
+
+class _Kernels:
+    """The Numba helpers every wrapper calls (built on first use: Numba loads in ~1 s)."""
+
+    def __init__(self):
+        self._table: dict[str, Any] | None = None
+
+    @property
+    def numba(self):
+        import numba
+        return numba
+
+    @property
+    def table(self) -> dict[str, Any]:
+        if self._table is None:
+            self._table = _build_kernels()
+        return self._table
+
+
+_kernels = _Kernels()
+
+
+def _build_kernels() -> dict[str, Any]:
+    import numba
+    from llvmlite import ir as llvm_ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def ptr(typingctx, addr):
+        """The address ``addr`` (an integer) as a ``void*``."""
+        def codegen(context, builder, sig, args):
+            return builder.inttoptr(args[0], cgutils.voidptr_t)
+        return types.voidptr(types.int64), codegen
+
+    @intrinsic
+    def call_ptr(typingctx, fn, arg):
+        """Calls the C function ``void* fn(void*)`` at address ``fn`` with address ``arg``."""
+        def codegen(context, builder, sig, args):
+            fnty = llvm_ir.FunctionType(cgutils.voidptr_t, [cgutils.voidptr_t])
+            f = builder.inttoptr(args[0], fnty.as_pointer())
+            return builder.call(f, [builder.inttoptr(args[1], cgutils.voidptr_t)])
+        return types.voidptr(types.int64, types.int64), codegen
+
+    @intrinsic
+    def address(typingctx, p):
+        """The ``void*`` ``p`` as an integer."""
+        def codegen(context, builder, sig, args):
+            return builder.ptrtoint(args[0], llvm_ir.IntType(64))
+        return types.int64(types.voidptr), codegen
+
+    carray = numba.carray
+
+    @numba.njit(nogil=True)
+    def extension(ext_addr):
+        """Answers XLA's metadata query (made when the target is registered): the FFI
+        version this wrapper was written against, no traits, no state."""
+        ext = carray(ptr(ext_addr), (4,), np.int64)
+        if (ext[1] & 0xFFFFFFFF) == _EXTENSION_METADATA:
+            meta = carray(ptr(ext[3]), (6,), np.int64)
+            meta32 = carray(ptr(ext[3]), (12,), np.int32)
+            meta[1] = _API_VERSION_STRUCT_SIZE
+            meta[2] = 0
+            meta32[6] = _FFI_API_MAJOR
+            meta32[7] = _FFI_API_MINOR
+            meta32[8] = 0  # traits
+            meta[5] = 0    # state type id: none
+        return ptr(0)
+
+    @numba.njit(nogil=True)
+    def error_create(api_addr, msg):
+        """``api->XLA_FFI_Error_Create`` with INVALID_ARGUMENT and the NUL-terminated ``msg``."""
+        args = np.zeros(4, np.int64)
+        args[0] = _ERROR_CREATE_ARGS_SIZE
+        args[2] = msg.ctypes.data
+        args[3] = _ERROR_INVALID_ARGUMENT
+        fn = carray(ptr(api_addr), (_API_ERROR_CREATE + 1,), np.int64)[_API_ERROR_CREATE]
+        err = call_ptr(fn, args.ctypes.data)
+        if msg[0] == 0 and args[0] == 0:  # keeps msg and args alive until after the call
+            return ptr(0)
+        return err
+
+    @numba.njit
+    def fail(api_addr, frame_addr, index):
+        """The error path of every wrapper: the message comes from Python."""
+        with numba.objmode(msg="uint8[::1]"):
+            msg = failure_message(index, frame_addr)
+        return error_create(api_addr, msg)
+
+    return {"ptr": ptr, "address": address, "extension": extension, "fail": fail}
