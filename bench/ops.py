@@ -35,30 +35,43 @@ import hlograph as hg  # noqa: E402
 
 
 # --- Numba loops ------------------------------------------------------------------------
+# running reductions along axis 0 as explicit loops over the elements (a row
+# expression such as ``out[i] = out[i - 1] + a[i]`` allocates a temporary per row
+# and takes about twice as long)
 @numba.njit(cache=False)
 def _nb_cumsum0(a):
     out = np.empty_like(a)
-    out[0] = a[0]
-    for i in range(1, a.shape[0]):
-        out[i] = out[i - 1] + a[i]
+    n, m = a.shape
+    for j in range(m):
+        out[0, j] = a[0, j]
+    for i in range(1, n):
+        for j in range(m):
+            out[i, j] = out[i - 1, j] + a[i, j]
     return out
 
 
 @numba.njit(cache=False)
 def _nb_cumprod0(a):
     out = np.empty_like(a)
-    out[0] = a[0]
-    for i in range(1, a.shape[0]):
-        out[i] = out[i - 1] * a[i]
+    n, m = a.shape
+    for j in range(m):
+        out[0, j] = a[0, j]
+    for i in range(1, n):
+        for j in range(m):
+            out[i, j] = out[i - 1, j] * a[i, j]
     return out
 
 
 @numba.njit(cache=False)
 def _nb_cummax0(a):
     out = np.empty_like(a)
-    out[0] = a[0]
-    for i in range(1, a.shape[0]):
-        out[i] = np.maximum(out[i - 1], a[i])
+    n, m = a.shape
+    for j in range(m):
+        out[0, j] = a[0, j]
+    for i in range(1, n):
+        for j in range(m):
+            prev, x = out[i - 1, j], a[i, j]
+            out[i, j] = x if (x > prev or x != x) else prev
     return out
 
 

@@ -182,7 +182,7 @@ class Function:
         program = plan(graph, self.pipeline, device.platform, device)
         if program is not None:
             return Lowered(graph, None, device, program)
-        module = lower_graph(graph)
+        module = lower_graph(graph, platform=device.platform)
         from ..passes.pipeline import run
         run(module, self.pipeline)
         for i in self.donate_argnums:

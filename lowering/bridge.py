@@ -50,9 +50,10 @@ def _merged_function(ctx: LoweringContext, fn: Callable, key: Hashable,
     found = mctx.functions.get(slot)
     if found is not None:
         return found
-    text = _TEXT_CACHE.get((key, in_types))
+    text_key = (key, in_types, mctx.platform)
+    text = _TEXT_CACHE.get(text_key)
     if text is None:
-        text = _TEXT_CACHE[(key, in_types)] = jax_stablehlo_text(fn, in_types)
+        text = _TEXT_CACHE[text_key] = jax_stablehlo_text(fn, in_types, mctx.platform)
     src = ir.Module.parse(text, context=mctx.context)
     before = _symbol_names(mctx.module)
     base = "jax_" + type(ctx.op).__name__.lower()

@@ -20,6 +20,8 @@ class ModuleContext:
     context: ir.Context
     module: ir.Module
     symbol_table: ir.SymbolTable
+    #: the platform the module is lowered for ("cpu", "gpu", "tpu"; None: jax's default)
+    platform: str | None = None
     #: free for rules that emit helper functions: name -> func.FuncOp
     functions: dict[str, Any] = field(default_factory=dict)
     #: source (file, line) -> ir.Location, shared by the nodes built on one line

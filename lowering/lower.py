@@ -84,8 +84,9 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
             env[id(out)] = res
 
 
-def lower_graph(graph: Graph, *, name: str = "hlograph") -> ir.Module:
-    """Lowers a graph whose types are all static into a new module."""
+def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = None) -> ir.Module:
+    """Lowers a graph whose types are all static into a new module, for ``platform``
+    (None: jax's default backend; rules may choose platform-specific lowerings)."""
     for v in graph.inputs:
         if not v.type.is_static:
             raise ValueError(f"input {v!r} has an unknown dimension; specialize it before lowering")
@@ -93,7 +94,7 @@ def lower_graph(graph: Graph, *, name: str = "hlograph") -> ir.Module:
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
-        mctx = ModuleContext(ctx, module, ir.SymbolTable(module.operation))
+        mctx = ModuleContext(ctx, module, ir.SymbolTable(module.operation), platform=platform)
         in_types = [tensor_type(v.type) for v in graph.inputs]
         out_types = [tensor_type(v.type) for v in graph.outputs]
         with ir.InsertionPoint(module.body):

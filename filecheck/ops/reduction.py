@@ -171,3 +171,17 @@ reduction("var_complex64", lambda x: hg.var(x, axis=-1, ddof=1), "complex64")
 # CHECK: stablehlo.sqrt {{.*}} : tensor<f64>
 # CHECK: stablehlo.reshape {{.*}} -> tensor<1x1x1xf64>
 reduction("std_int8", lambda x: hg.std(x, keepdims=True), "int8")
+
+# On the CPU a large running reduction is one in-module loop (an XLA FFI call),
+# on a [pre, n, post] view of the operand.
+# CHECK-LABEL: TEST: cumsum_large_cpu float32[64,32,16]
+# CHECK: %[[V:.+]] = stablehlo.reshape %arg0 : (tensor<64x32x16xf32>) -> tensor<64x32x16xf32>
+# CHECK: %[[C:.+]] = stablehlo.custom_call @hlograph_cumadd_float32(%[[V]])
+# CHECK-SAME: api_version = 4
+# CHECK: stablehlo.reshape %[[C]] : (tensor<64x32x16xf32>) -> tensor<64x32x16xf32>
+reduction("cumsum_large_cpu", lambda x: hg.cumsum(x, axis=1), shape=(64, 32, 16))
+
+# CHECK-LABEL: TEST: cummax_large_cpu int32[256,256]
+# CHECK: stablehlo.reshape %arg0 : (tensor<256x256xi32>) -> tensor<256x256x1xi32>
+# CHECK: stablehlo.custom_call @hlograph_cummax_int32
+reduction("cummax_large_cpu", lambda x: hg.cummax(x, axis=1), "int32", shape=(256, 256))
