@@ -13,8 +13,8 @@ to end against what a PyTensor or JAX user can do, in one run.
    host call (an XLA FFI custom call to the Numba code, one executable) vs
    host segments (``HLOGRAPH_HOST_FFI=0``: three parts) vs the same code
    written by hand with ``numba.njit``; and the first-call latency of both.
-5. cumsum along axis 0 of float32[2048, 2048] run as an in-module host call
-   (a Numba loop) vs its StableHLO lowering and a hand-written Numba loop.
+(cumsum along axis 0, which runs as an in-module Numba loop on the CPU, is in
+bench/ops.py.)
 """
 
 from __future__ import annotations
@@ -177,47 +177,6 @@ def in_module_host_call(size: int, repeat: int) -> tuple[list[tuple[str, float]]
     return rows, [("in-module host call", ffi_first), ("host segments", seg_first)]
 
 
-class HostCumsum(hg.Op):
-    """cumsum along axis 0 by a Numba loop: a user host op with a static output."""
-
-    def make_node(self, x):
-        return hg.Apply(self, [x], [x.type])
-
-    def perform(self, node, inputs):
-        return [np.cumsum(inputs[0], axis=0, dtype=inputs[0].dtype)]
-
-
-@hg.host.register(HostCumsum)
-def numba_host_cumsum(op, node):
-    def host_cumsum(a):
-        out = np.empty_like(a)
-        out[0] = a[0]
-        for i in range(1, a.shape[0]):
-            out[i] = out[i - 1] + a[i]
-        return out
-    return host_cumsum
-
-
-def cumsum_as_host_call(n: int, repeat: int) -> list[tuple[str, float]]:
-    import jax
-    import numba
-
-    x = np.random.default_rng(3).normal(size=(n, n)).astype(np.float32)
-    xv = hg.tensor("x", (n, n), "float32")
-    ffi_fn = hg.compile(hg.Graph([xv], HostCumsum()(xv)))
-    hlo_fn = hg.compile(hg.Graph([xv], hg.cumsum(xv, axis=0)))
-    xd = jax.device_put(x)
-    nb = numba.njit(numba_host_cumsum(None, None))
-    ref = np.cumsum(x, axis=0)
-    for f, arg in ((ffi_fn, xd), (hlo_fn, xd), (nb, x)):
-        np.testing.assert_allclose(np.asarray(f(arg)), ref, rtol=1e-4, atol=1e-3)
-    return [("hlograph in-module host call (Numba loop)",
-             best_of(lambda: ffi_fn(xd, output="device").block_until_ready(), repeat, 5)),
-            ("hlograph StableHLO lowering",
-             best_of(lambda: hlo_fn(xd, output="device").block_until_ready(), repeat, 5)),
-            ("numba.njit by hand", best_of(lambda: nb(x), repeat, 5))]
-
-
 def table(title: str, rows: list[tuple[str, float]]) -> None:
     base = rows[0][1]
     print(f"\n{title}")
@@ -240,7 +199,6 @@ def main() -> None:
         table(f"static-shape host op: sum(mask_assign(exp(x), exp(x) > 1.5, 0) ** 2), float64[{size}]", rows)
         for name, t in firsts:
             print(f"first call, {name} (lower + XLA compile + Numba compile): {t * 1e3:.0f} ms")
-    table("cumsum axis 0, float32[2048, 2048]", cumsum_as_host_call(2048, args.repeat))
 
 
 if __name__ == "__main__":

@@ -35,29 +35,10 @@ import numpy as np  # noqa: E402
 from jax.sharding import NamedSharding, PartitionSpec  # noqa: E402
 
 import hlograph as hg  # noqa: E402
+from hlograph.testing import mlp_step_graph  # noqa: E402
 from hlograph.runtime.sharding import P, make_mesh  # noqa: E402
 
 LR = 0.1
-
-
-def mlp_step_graph(batch: int, n_in: int, n_hidden: int, n_out: int) -> hg.Graph:
-    x = hg.tensor("x", (batch, n_in), "float32")
-    y = hg.tensor("y", (batch, n_out), "float32")
-    w1 = hg.tensor("w1", (n_in, n_hidden), "float32")
-    b1 = hg.tensor("b1", (n_hidden,), "float32")
-    w2 = hg.tensor("w2", (n_hidden, n_out), "float32")
-    b2 = hg.tensor("b2", (n_out,), "float32")
-    h = hg.tanh(hg.matmul(x, w1) + b1)
-    err = hg.matmul(h, w2) + b2 - y
-    loss = hg.mean(err * err)
-    d_out = err * (2.0 / (batch * n_out))
-    g_w2 = hg.matmul(hg.transpose(h), d_out)
-    g_b2 = hg.sum(d_out, axis=0)
-    d_h = hg.matmul(d_out, hg.transpose(w2)) * (1 - h * h)
-    g_w1 = hg.matmul(hg.transpose(x), d_h)
-    g_b1 = hg.sum(d_h, axis=0)
-    return hg.Graph([x, y, w1, b1, w2, b2],
-                    [loss, w1 - LR * g_w1, b1 - LR * g_b1, w2 - LR * g_w2, b2 - LR * g_b2])
 
 
 def jax_mlp_step(x, y, w1, b1, w2, b2):

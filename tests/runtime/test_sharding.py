@@ -15,6 +15,7 @@ import pytest
 from jax.sharding import Mesh as JaxMesh, NamedSharding, PartitionSpec
 
 import hlograph as hg
+from hlograph.testing import mlp_step_graph
 import hlograph.lowering.rules.sharding  # noqa: F401
 from hlograph.frontend.ops.sharding import with_sharding
 from hlograph.runtime.sharding import Mesh, P, make_mesh
@@ -113,27 +114,6 @@ def test_sharding_reduction_matches_single_device(mesh_name, spec, rng):
         assert_same(out, ref)
         # no out_shardings: laid out as XLA chose, on the mesh's devices
         assert out.sharding.device_set == set(mesh.device_list)
-
-
-def mlp_step_graph(batch, n_in, n_hidden, n_out, lr=0.1):
-    """One SGD step of a 2-layer tanh MLP on a mean squared error, gradients by hand."""
-    x = hg.tensor("x", (batch, n_in), "float32")
-    y = hg.tensor("y", (batch, n_out), "float32")
-    w1 = hg.tensor("w1", (n_in, n_hidden), "float32")
-    b1 = hg.tensor("b1", (n_hidden,), "float32")
-    w2 = hg.tensor("w2", (n_hidden, n_out), "float32")
-    b2 = hg.tensor("b2", (n_out,), "float32")
-    h = hg.tanh(hg.matmul(x, w1) + b1)
-    err = hg.matmul(h, w2) + b2 - y
-    loss = hg.mean(err * err)
-    d_out = err * (2.0 / (batch * n_out))
-    g_w2 = hg.matmul(hg.transpose(h), d_out)
-    g_b2 = hg.sum(d_out, axis=0)
-    d_h = hg.matmul(d_out, hg.transpose(w2)) * (1 - h * h)
-    g_w1 = hg.matmul(hg.transpose(x), d_h)
-    g_b1 = hg.sum(d_h, axis=0)
-    outs = [loss, w1 - lr * g_w1, b1 - lr * g_b1, w2 - lr * g_w2, b2 - lr * g_b2]
-    return hg.Graph([x, y, w1, b1, w2, b2], outs)
 
 
 def mlp_values(rng, batch, n_in, n_hidden, n_out):
