@@ -26,9 +26,10 @@ from ..frontend.graph import Graph, Variable
 from ..frontend.sharding import Spec, is_spec_object, normalize_spec
 from ..runtime import pjrt
 from ..runtime.args import ArgumentChecker
+from ..runtime.cache import compile_cached
 from ..runtime.sharding import Mesh, as_mesh, named_sharding
 from .api import Compiled, Function, Lowered, _dispatching_call
-from .mlir import (DeviceArray, compile_and_load, execute_sharded, ir, lift_inlined_meshes,
+from .mlir import (DeviceArray, execute_sharded, ir, lift_inlined_meshes,
                    make_dispatcher, module_to_bytecode, output_partition_specs, put_sharded,
                    sdy_sharding, sharded_fastpath_data, spmd_compile_options)
 from .lower import LoweringError
@@ -180,7 +181,7 @@ class ShardedLowered(Lowered):
         client = pjrt.get_client(self.platform)
         options = spmd_compile_options([d.id for d in mesh.device_list], len(self.in_specs),
                                        [s is None for s in self.out_specs])
-        loaded = compile_and_load(client, module_to_bytecode(self._module), mesh.device_list, options)
+        loaded = compile_cached(client, module_to_bytecode(self._module), mesh.device_list, options)
         out_specs = list(self.out_specs)
         if any(s is None for s in out_specs):
             chosen = output_partition_specs(loaded, mesh.jax_mesh, len(out_specs))

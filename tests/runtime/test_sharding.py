@@ -309,3 +309,21 @@ def test_sharding_repeated_calls_take_the_fast_path_correctly(rng):
         assert_same(prod, x * y * y)
         assert_same(total, (x * y).sum(axis=1))
         assert_same(fn(prod, y)[0], x * y * y * y)
+
+
+def test_sharded_executables_come_from_the_disk_cache(tmp_path, monkeypatch):
+    from hlograph.runtime import cache, pjrt
+    monkeypatch.setenv("HLOGRAPH_CACHE_DIR", str(tmp_path))
+    x = hg.tensor("x", (16, 4), "float32")
+    g = hg.Graph([x], hg.sum(hg.exp(x) * 3.0, axis=0))
+    mesh = hg.make_mesh((8,), ("d",))
+    v = np.arange(64, dtype=np.float32).reshape(16, 4) / 64
+    want = hg.evaluate(g, v)
+    cache.reset_stats()
+    first = hg.compile(g, mesh=mesh, in_shardings=[hg.P("d", None)])(v)
+    pjrt.clear_cache()
+    second = hg.compile(g, mesh=mesh, in_shardings=[hg.P("d", None)])(v)
+    stats = cache.stats()
+    assert stats["hits"] >= 1 and stats["writes"] >= 1, stats
+    np.testing.assert_allclose(first, want, rtol=1e-6)
+    np.testing.assert_array_equal(first, second)
