@@ -136,7 +136,10 @@ def _cache_clear(args: argparse.Namespace) -> int:
         n, size = cache.ExecutableCache(directory, cache.max_bytes()).clear()
     except OSError as e:
         raise RuntimeError(f"cannot clear the cache directory {directory}: {e.strerror or e}") from None
+    kernels = cache.clear_kernels(directory)
     print(f"removed {n} {'entry' if n == 1 else 'entries'}, {_size(size)}, from {directory}")
+    if kernels:
+        print(f"removed the compiled Numba kernels, {_size(kernels)}")
     return 0
 
 

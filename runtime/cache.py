@@ -85,6 +85,26 @@ def cache_dir() -> Path | None:
     return Path(os.path.expanduser(value))
 
 
+#: the subdirectory of the cache directory holding generated Numba kernels and their
+#: Numba cache (runtime/host/ffi.py); ``hlograph cache clear`` removes it too
+KERNEL_SUBDIR = "numba"
+
+
+def clear_kernels(directory: Path) -> int:
+    """Removes the generated Numba kernels under ``directory``; returns the bytes freed."""
+    import shutil
+    path = Path(directory) / KERNEL_SUBDIR
+    size = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                size += os.path.getsize(os.path.join(root, f))
+            except OSError:
+                pass
+    shutil.rmtree(path, ignore_errors=True)
+    return size
+
+
 def max_bytes() -> int:
     """The size bound from ``$HLOGRAPH_CACHE_MAX_BYTES`` (default 1 GiB).
 

@@ -400,7 +400,7 @@ def _kernel_dir() -> str:
     from .. import cache
     base = cache.cache_dir()
     if base is not None:
-        path = os.path.join(str(base), "numba")
+        path = os.path.join(str(base), cache.KERNEL_SUBDIR)
         try:
             os.makedirs(path, exist_ok=True)
             return path

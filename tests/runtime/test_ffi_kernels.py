@@ -117,3 +117,14 @@ def test_kernels_are_cached_on_disk_and_a_damaged_cache_is_repaired(tmp_path):
         f.write_bytes(b"garbage")
     assert run() == "True"
     assert all(f.read_bytes() != b"garbage" for f in cached if f.exists())
+
+
+def test_cache_clear_removes_the_kernels(tmp_path, monkeypatch, capsys):
+    from hlograph import cli
+    monkeypatch.setenv("HLOGRAPH_CACHE_DIR", str(tmp_path))
+    kernels = tmp_path / "numba"
+    kernels.mkdir()
+    (kernels / "hlograph_cumadd_float32.py").write_text("# generated\n")
+    assert cli.main(["cache", "clear"]) == 0
+    assert "removed the compiled Numba kernels" in capsys.readouterr().out
+    assert not kernels.exists()
