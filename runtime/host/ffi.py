@@ -262,22 +262,24 @@ def _compile(node: Apply, name: str, index: int) -> HostCallTarget:
     for j, v in enumerate(node.outputs):
         glb[f"u{j}"] = v.dtype.type
         lines += _buffer_source(f"o{j}", "rets", j, v.ndim, f"u{j}")
-    # the implementation, then checked copies into the result buffers; any exception
-    # (the op's own checks, a wrong result shape) takes the error path
+    # the implementation (an exception from its own checks takes the error path), then
+    # checked copies into the result buffers (a wrong result shape takes it too). Only
+    # the call sits in the try block: Numba compiles code inside one several times slower.
+    failed = f"        return fail(frame[2], address(frame_p), {index})"
     lines += ["    ok = True",
               "    try:",
-              f"        r = impl({', '.join(ins)})"]
+              f"        r = impl({', '.join(ins)})",
+              "    except Exception:",
+              "        ok = False",
+              "    if not ok:",
+              failed.replace("        ", "        ", 1)]
     for j in range(n_out):
         got = "r" if n_out == 1 else f"r[{j}]"
-        lines += [f"        r{j} = np.asarray({got})",
-                  f"        if r{j}.shape != o{j}.shape:",
-                  "            raise ValueError('wrong result shape')",
-                  f"        o{j}.reshape(o{j}.size)[:] = r{j}.ravel()"]
-    lines += ["    except Exception:",
-              "        ok = False",
-              "    if ok:",
-              "        return ptr(0)",
-              f"    return fail(frame[2], address(frame_p), {index})"]
+        lines += [f"    r{j} = np.asarray({got})",
+                  f"    if r{j}.shape != o{j}.shape:",
+                  failed,
+                  f"    o{j}.reshape(o{j}.size)[:] = r{j}.ravel()"]
+    lines += ["    return ptr(0)"]
     src = "\n".join(lines) + "\n"
     exec(compile(src, f"<hlograph host call {name}>", "exec"), glb)
     try:
