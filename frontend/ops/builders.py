@@ -1,12 +1,16 @@
 """Every family's builder functions in one namespace (``hlograph.<name>``).
-``random`` stays a namespace of its own (``hlograph.random.uniform``)."""
+``random`` and ``linalg_namespace`` stay namespaces of their own
+(``hlograph.random.uniform``, ``hlograph.linalg.inv``)."""
 
 from . import FAMILIES as _FAMILIES
+
+#: families that are namespaces of their own, not part of ``hlograph.<name>``
+NAMESPACES = ("random", "linalg_namespace")
 
 __all__: list[str] = []
 _owner: dict[str, str] = {}
 for _family, _mod in _FAMILIES.items():
-    if _family == "random":
+    if _family in NAMESPACES:
         continue
     for _name in _mod.__all__:
         if _name in _owner:
