@@ -10,7 +10,7 @@ FAMILIES = {
     name: _importlib.import_module(f"{__name__}.{name}")
     for name in ("basic", "elemwise", "special", "reduction", "shape", "construct", "indexing",
                  "linalg", "conv", "blockwise", "control", "dynamic", "sort", "assertion", "random",
-                 "sharding", "arrange", "statistics", "aliases", "linalg_namespace")
+                 "sharding", "arrange", "statistics", "mathx", "aliases", "linalg_namespace")
 }
 
 from . import builders  # noqa: E402
