@@ -396,14 +396,14 @@ _select = Select()
 
 
 def round(x: Any, decimals: int = 0) -> Variable:
-    """Round half to even, as numpy.round (``decimals`` scales by 10**decimals)."""
+    """Round half to even, as numpy.round (``decimals`` scales by 10**decimals);
+    integers keep their dtype and complex values round both parts (numpy.around)."""
+    x = as_variable(x)
+    if is_complex(x.dtype) or (not is_float(x.dtype) and x.dtype != np.dtype(np.bool_)):
+        from .mathx import around
+        return around(x, decimals)
     if decimals == 0:
         return apply_elemwise(_round_op, x)
-    x = as_variable(x)
-    if not is_float(x.dtype) and not is_complex(x.dtype):
-        if decimals >= 0:
-            return x
-        raise NotImplementedError("round: negative decimals of integers")
     scale = 10.0 ** decimals
     return divide(apply_elemwise(_round_op, multiply(x, scale)), scale)
 

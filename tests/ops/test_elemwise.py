@@ -321,3 +321,18 @@ def test_complex_part_dtypes():
     assert hg.real(z).dtype == hg.imag(z).dtype == hg.angle(z).dtype == np.float64
     assert hg.real(i).dtype == np.int8 and hg.angle(i).dtype == np.float16
     assert hg.bitwise_count(i).dtype == np.uint8 and hg.signbit(i).dtype == np.bool_
+
+
+@pytest.mark.parametrize("dtype, values, decimals", [
+    ("int32", [15, 25, -35, 7], -1), ("int64", [3, -4], 0), ("uint8", [149, 150, 250], -1),
+    ("complex128", [1.5 + 2.5j, -0.5 - 3.5j], 0), ("complex64", [1.25 + 2.35j], 1),
+    ("bool", [True, False], 0), ("float32", [1.25, 2.5, -0.5], 1)])
+def test_round_keeps_numpy_dtypes(dtype, values, decimals):
+    """Integers keep their dtype (negative decimals round half to even), complex
+    values round both parts: numpy.round's rules."""
+    x = hg.tensor("x", (len(values),), dtype)
+    a = np.array(values, dtype)
+    got = hg.compile(hg.Graph([x], hg.round(x, decimals)))(a)
+    want = np.round(a, decimals)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
