@@ -357,26 +357,35 @@ def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
     return ConvGeneralDilated((1,) * n, padding, strides, rhs_d, specs)(lhs, rhs)
 
 
+def sequence_operands(a: Any, v: Any, mode: str, name: str,
+                      modes: tuple[str, ...] = ("full", "same", "valid")) -> tuple[Variable, Variable]:
+    """The two operands of ``convolve``/``correlate`` as 1-D Variables of their common
+    dtype, after NumPy's checks (1-D, a known ``mode``, static non-empty lengths, not bool)."""
+    a, v = as_variable(a), as_variable(v)
+    dt = result_type(a, v)
+    a, v = as_variable(a, dt), as_variable(v, dt)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"{name}: inputs must be 1-D, got {a.type} and {v.type}")
+    if mode not in modes:
+        raise ValueError(f"{name}: mode must be {', '.join(repr(m) for m in modes[:-1])} or "
+                         f"{modes[-1]!r}, got {mode!r}")
+    if a.shape[0] is None or v.shape[0] is None:
+        raise ValueError(f"{name}: needs static lengths, got {a.type} and {v.type}")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError(f"{name}: inputs cannot be empty, got {a.type} and {v.type}")
+    if dt == np.bool_:
+        raise TypeError(f"{name}: bool inputs are not supported")
+    return a, v
+
+
 def convolve(a: Any, v: Any, mode: str = "full") -> Variable:
     """Discrete 1-D convolution, as numpy.convolve: 'full' (length n + m - 1),
     'same' (length max(n, m), centered) or 'valid' (length max(n, m) - min(n, m) + 1)."""
     from .indexing import getitem
     from .shape import reshape
 
-    a, v = as_variable(a), as_variable(v)
-    dt = result_type(a, v)
-    a, v = as_variable(a, dt), as_variable(v, dt)
-    if a.ndim != 1 or v.ndim != 1:
-        raise ValueError(f"convolve: inputs must be 1-D, got {a.type} and {v.type}")
-    if mode not in ("full", "same", "valid"):
-        raise ValueError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    a, v = sequence_operands(a, v, mode, "convolve")
     n, m = a.shape[0], v.shape[0]
-    if n is None or m is None:
-        raise ValueError(f"convolve: needs static lengths, got {a.type} and {v.type}")
-    if n == 0 or m == 0:
-        raise ValueError(f"convolve: inputs cannot be empty, got {a.type} and {v.type}")
-    if dt == np.bool_:
-        raise TypeError("convolve: bool inputs are not supported")
     if m > n:  # convolution commutes; the longer operand slides under the shorter
         a, v, n, m = v, a, m, n
     pad = {"full": (m - 1, m - 1), "same": (m // 2, m - 1 - m // 2), "valid": (0, 0)}[mode]

@@ -469,22 +469,10 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Variable:
     """Cross-correlation of two 1-D sequences, ``c[k] = sum_n a[n + k] * conj(v[n])``, as
     numpy.correlate: 'valid' (the default), 'same' or 'full'."""
     from .construct import flip
-    from .conv import ConvGeneralDilated
+    from .conv import ConvGeneralDilated, sequence_operands
     from .shape import reshape
-    a, v = as_variable(a), as_variable(v)
-    dt = result_type(a, v)
-    a, v = as_variable(a, dt), as_variable(v, dt)
-    if a.ndim != 1 or v.ndim != 1:
-        raise ValueError(f"correlate: inputs must be 1-D, got {a.type} and {v.type}")
-    if mode not in ("full", "same", "valid"):
-        raise ValueError(f"correlate: mode must be 'valid', 'same' or 'full', got {mode!r}")
+    a, v = sequence_operands(a, v, mode, "correlate", ("valid", "same", "full"))
     n, k = a.shape[0], v.shape[0]
-    if n is None or k is None:
-        raise ValueError(f"correlate: needs static lengths, got {a.type} and {v.type}")
-    if n == 0 or k == 0:
-        raise ValueError(f"correlate: inputs cannot be empty, got {a.type} and {v.type}")
-    if dt == _BOOL:
-        raise TypeError("correlate: bool inputs are not supported")
     if k > n:
         # NumPy swaps the operands and reverses (and conjugates) the result
         return _conj(flip(correlate(v, a, mode)))
