@@ -114,10 +114,16 @@ unary("sinh", hg.sinh, "complex64")
 # CHECK: stablehlo.cbrt {{.*}} : tensor<2x3xf32>
 unary("cbrt", hg.cbrt)
 
+# 2**x = exp(f ln 2) * 2**n with n = round(x), the power of two made from its bits
 # CHECK-LABEL: TEST: exp2 float32[2,3]
-# CHECK: %[[LN2:.+]] = stablehlo.constant dense<0.693147{{[0-9]*}}> : tensor<2x3xf32>
-# CHECK: %[[S:.+]] = stablehlo.multiply %arg0, %[[LN2]] : tensor<2x3xf32>
-# CHECK: stablehlo.exponential %[[S]] : tensor<2x3xf32>
+# CHECK: %[[R:.+]] = stablehlo.round_nearest_even %arg0 : tensor<2x3xf32>
+# CHECK: %[[N:.+]] = stablehlo.clamp %{{.+}}, %[[R]], %{{.+}} : tensor<2x3xf32>
+# CHECK: stablehlo.subtract %arg0, %[[N]] : tensor<2x3xf32>
+# CHECK: stablehlo.exponential
+# CHECK: stablehlo.shift_left {{.*}} : tensor<2x3xi32>
+# CHECK: stablehlo.bitcast_convert {{.*}} : (tensor<2x3xi32>) -> tensor<2x3xf32>
+# CHECK: stablehlo.is_finite %arg0
+# CHECK: stablehlo.select
 unary("exp2", hg.exp2)
 
 # CHECK-LABEL: TEST: trunc float32[2,3]

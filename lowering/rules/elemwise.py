@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from ...frontend.ops import elemwise as ew
-from ...frontend.types import is_complex, is_float
+from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import compare, constant, convert, is_nan, ordered_compare, signbit
 from ..mlir import chlo, hlo, ir
@@ -261,9 +261,42 @@ def _scaled(ctx: LoweringContext, x: ir.Value, factor: float) -> ir.Value:
 
 # StableHLO has exp and log only: 2**x is exp(x ln 2), log2(x) is log(x) / ln 2 (as jax does);
 # degrees and radians multiply by the same constant NumPy's loops use.
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _exact_pow2(k: ir.Value, t: TensorType) -> ir.Value:
+    """2**k for integer-valued ``k`` (a float tensor of ``t``) in the normal exponent
+    range, built from its bits: (k + bias) << mantissa bits."""
+    info = np.finfo(t.dtype)
+    it = t.with_dtype(np.dtype(f"int{info.bits}"))
+    bits = hlo.shift_left(hlo.add(convert(k, t, it.dtype), constant(info.maxexp - 1, it.dtype, t.shape)),
+                          constant(info.nmant, it.dtype, t.shape))
+    return hlo.bitcast_convert(ir.RankedTensorType(k.type), bits)
+
+
 @register(ew.Exp2)
 def lower_exp2(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
-    return [hlo.exponential(_scaled(ctx, x, math.log(2.0)))]
+    """2**x as NumPy computes it: exact for integer x. x = n + f with n = round(x), so
+    2**x = exp(f ln 2) * 2**n, the power of two made from its bits (in two halves, which
+    keeps them normal while the product reaches the subnormal and overflow ranges);
+    infinities and NaN take exp(x ln 2). Half precision computes in float32."""
+    t = ctx.in_types[0]
+    if is_complex(t.dtype):
+        return [hlo.exponential(_scaled(ctx, x, math.log(2.0)))]
+    ct = t if t.dtype in (_F32, _F64) else t.with_dtype(_F32)
+    xc = convert(x, t, ct.dtype)
+    info = np.finfo(ct.dtype)
+    lo = constant(float(info.minexp - info.nmant - 2), ct.dtype, t.shape)
+    hi = constant(float(info.maxexp + 1), ct.dtype, t.shape)
+    n = hlo.clamp(lo, hlo.round_nearest_even(xc), hi)
+    f = hlo.subtract(xc, n)
+    r = hlo.exponential(hlo.multiply(f, constant(math.log(2.0), ct.dtype, t.shape)))
+    a = hlo.floor(hlo.multiply(n, constant(0.5, ct.dtype, t.shape)))
+    b = hlo.subtract(n, a)
+    exact = hlo.multiply(hlo.multiply(r, _exact_pow2(a, ct)), _exact_pow2(b, ct))
+    fallback = hlo.exponential(hlo.multiply(xc, constant(math.log(2.0), ct.dtype, t.shape)))
+    finite = hlo.is_finite(xc)
+    return [convert(hlo.select(finite, exact, fallback), ct, t.dtype)]
 
 
 @register(ew.Log2)

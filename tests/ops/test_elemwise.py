@@ -336,3 +336,24 @@ def test_round_keeps_numpy_dtypes(dtype, values, decimals):
     want = np.round(a, decimals)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_exp2_is_exact_on_integers_and_close_elsewhere(dtype, rng):
+    """2**k is exact for every k whose result is normal, as NumPy's; other arguments
+    within 2 ulp; infinities and NaN as NumPy (XLA:CPU flushes subnormal results)."""
+    import ml_dtypes
+    info = ml_dtypes.finfo(dtype)
+    ints = np.arange(info.minexp, info.maxexp + 2, dtype=np.float64)
+    frac = rng.uniform(info.minexp + 1, info.maxexp - 1, 500)
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 0.5])
+    v = np.concatenate([ints, frac, specials]).astype(dtype)
+    x = hg.tensor("x", v.shape, dtype)
+    got = hg.compile(hg.Graph([x], hg.exp2(x)))(v).astype(np.float64)
+    with np.errstate(over="ignore"):
+        want = np.exp2(v.astype(np.float64)).astype(dtype).astype(np.float64)
+    n = len(ints)
+    np.testing.assert_array_equal(got[:n], want[:n])
+    np.testing.assert_array_equal(got[-len(specials):], want[-len(specials):])
+    spacing = np.spacing(want[n:-len(specials)].astype(dtype)).astype(np.float64)
+    assert np.all(np.abs(got[n:-len(specials)] - want[n:-len(specials)]) <= 2 * spacing)
