@@ -37,7 +37,8 @@ import hlograph as hg  # noqa: E402
 # --- Numba loops ------------------------------------------------------------------------
 # running reductions along axis 0 as explicit loops over the elements (a row
 # expression such as ``out[i] = out[i - 1] + a[i]`` allocates a temporary per row
-# and takes about twice as long)
+# and takes about twice as long). Written out one by one: one loop taking the
+# combination as an inlined njit function runs the cummax ~20% slower.
 @numba.njit(cache=False)
 def _nb_cumsum0(a):
     out = np.empty_like(a)
