@@ -40,18 +40,24 @@ def _slice_bounds(entry, dim: int) -> tuple[int, int, int, int, bool]:
     return last, start + 1, -step, n, n > 1
 
 
-@register(ix.Subtensor)
-def lower_subtensor(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
-    in_shape = ctx.in_types[0].shape
-    entries = [e for e in ctx.op.idx if e is not None]
-    bounds = [_slice_bounds(e, d) for e, d in zip(entries, in_shape)]
+def _apply_bounds(x: ir.Value, bounds: list[tuple], in_shape: tuple) -> tuple[ir.Value, tuple]:
+    """``x`` sliced by per-dim ``_slice_bounds`` (a slice only where it cuts or steps, a
+    reverse for negative steps); returns the value and the per-dim counts."""
     starts, limits, strides, counts, flips = zip(*bounds) if bounds else ((),) * 5
     if list(starts) != [0] * len(in_shape) or list(limits) != list(in_shape) or any(s != 1 for s in strides):
         x = hlo.slice(x, i64_array(starts), i64_array(limits), i64_array(strides))
     reverse = [a for a, flip in enumerate(flips) if flip]
     if reverse:
         x = hlo.reverse(x, i64_array(reverse))
-    if tuple(counts) != ctx.out_type.shape:
+    return x, tuple(counts)
+
+
+@register(ix.Subtensor)
+def lower_subtensor(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    in_shape = ctx.in_types[0].shape
+    entries = [e for e in ctx.op.idx if e is not None]
+    x, counts = _apply_bounds(x, [_slice_bounds(e, d) for e, d in zip(entries, in_shape)], in_shape)
+    if counts != ctx.out_type.shape:
         x = hlo.reshape(tensor_type(ctx.out_type), x)
     return [x]
 
@@ -105,13 +111,7 @@ def _apply_slices(x: ir.Value, idx: tuple, in_shape: tuple) -> tuple[ir.Value, t
     entries = [e for e in idx if e is not None]
     bounds = [_slice_bounds(e, d) if ix._is_slice(e) else (0, d, 1, d, False)
               for e, d in zip(entries, in_shape)]
-    starts, limits, strides, counts, flips = zip(*bounds) if bounds else ((),) * 5
-    if list(starts) != [0] * len(in_shape) or list(limits) != list(in_shape) or any(s != 1 for s in strides):
-        x = hlo.slice(x, i64_array(starts), i64_array(limits), i64_array(strides))
-    reverse = [a for a, flip in enumerate(flips) if flip]
-    if reverse:
-        x = hlo.reverse(x, i64_array(reverse))
-    return x, tuple(counts)
+    return _apply_bounds(x, bounds, in_shape)
 
 
 def _index_shape(ctx: LoweringContext, first_index: int) -> tuple:
