@@ -106,15 +106,23 @@ def is_splat_constant(value: ir.Value) -> bool:
     return splat_value(value) is not None
 
 
-def splat_value(value: ir.Value) -> np.generic | None:
-    """The element of a splat constant (all elements equal) as a NumPy scalar, else None."""
+def _typed_constant(value: ir.Value):
+    """(constant op, static type, NumPy dtype) of a constant whose element type NumPy
+    has, else None."""
     op = _constant_op(value)
     if op is None:
         return None
     t = static_type(value)
     dt = numpy_dtype(t.element_type) if t is not None else None
-    if dt is None:
+    return None if dt is None else (op, t, dt)
+
+
+def splat_value(value: ir.Value) -> np.generic | None:
+    """The element of a splat constant (all elements equal) as a NumPy scalar, else None."""
+    found = _typed_constant(value)
+    if found is None:
         return None
+    op, _, dt = found
     if dt.kind == "c":
         # a splat prints one element: read it as a one-element tensor
         arr = read_dense_text(op.operation.get_asm(), dt, (1,))
@@ -142,13 +150,10 @@ def constant_array(value: ir.Value, max_elements: int | None = None) -> np.ndarr
     A splat comes back as a broadcast view (no copy). ``max_elements`` refuses
     larger non-splat constants.
     """
-    op = _constant_op(value)
-    if op is None:
+    found = _typed_constant(value)
+    if found is None:
         return None
-    t = static_type(value)
-    dt = numpy_dtype(t.element_type) if t is not None else None
-    if dt is None:
-        return None
+    op, t, dt = found
     shape = tuple(t.shape)
     size = int(np.prod(shape, dtype=np.int64))
     if dt.kind == "c":
