@@ -12,13 +12,13 @@ import numpy as np
 from ..frontend.graph import Graph
 from ..frontend.types import TensorType
 from ..runtime import pjrt
-from ..runtime.devices import check_platform, resolve_device
+from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from ..runtime.partition import partition
 from .lower import lower_graph
 from .program import CompiledProgram, Program, explain, plan
 from .lower import CompileError, set_argument_attribute
-from .mlir import JaxRuntimeError, ir, is_device, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
+from .mlir import JaxRuntimeError, ir, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
@@ -53,8 +53,7 @@ def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
     if not isinstance(graph, Graph):
         raise TypeError(f"compile() takes a hlograph.Graph, got {type(graph).__name__}")
     check_platform(platform)
-    if device is not None and not isinstance(device, int) and not is_device(device):
-        raise TypeError(f"device must be None, an int or a jax Device, got {type(device).__name__}")
+    check_device(device)
     donate = _donated_inputs(donate_argnums, len(graph.inputs))
     from ..passes.pipeline import check_pipeline
     check_pipeline(pipeline)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..lowering import mlir
 
-__all__ = ["PLATFORMS", "check_platform", "default_platform", "devices", "resolve_device",
+__all__ = ["PLATFORMS", "check_platform", "check_device", "default_platform", "devices", "resolve_device",
            "available_platforms"]
 
 PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu")
@@ -23,6 +23,14 @@ def check_platform(platform: str | None) -> None:
     if platform is not None and platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}; expected 'cpu', 'gpu', 'tpu' or None "
                          "(the best available)")
+
+
+def check_device(device: Any) -> None:
+    """Raises TypeError unless ``device`` is None, an int index or a jax Device."""
+    if device is None or mlir.is_device(device):
+        return
+    if not isinstance(device, int) or isinstance(device, bool):
+        raise TypeError(f"device must be None, an int or a jax Device, got {type(device).__name__}")
 
 
 def default_platform() -> str:
@@ -61,15 +69,14 @@ def resolve_device(platform: str | None, device: Any = None):
         RuntimeError: the platform is not available here.
     """
     check_platform(platform)
-    if device is None or isinstance(device, int) and not isinstance(device, bool):
+    check_device(device)
+    if not mlir.is_device(device):
         local = devices(platform)
         index = 0 if device is None else device
         if not -len(local) <= index < len(local):
             raise ValueError(f"device index {index} out of range: {platform or default_platform()} "
                              f"has {len(local)} device(s)")
         return local[index]
-    if not mlir.is_device(device):
-        raise TypeError(f"device must be None, an int or a jax Device, got {type(device).__name__}")
     if platform is not None and not _platform_matches(platform, device.platform):
         raise ValueError(f"device {device} is a {device.platform} device, not {platform}")
     return device

@@ -73,6 +73,7 @@ def test_device_segments_of_host_graphs_run_on_the_chosen_device():
     (dict(platform="fpga"), ValueError, "unknown platform 'fpga'"),
     (dict(device="cpu:0"), TypeError, "device must be None, an int or a jax Device"),
     (dict(device=1.5), TypeError, "device must be None"),
+    (dict(device=True), TypeError, "device must be None, an int or a jax Device, got bool"),
 ])
 def test_compile_rejects_bad_targets(kwargs, error, match):
     with pytest.raises(error, match=match):
