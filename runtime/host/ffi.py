@@ -226,6 +226,21 @@ def host_call_target(node: Apply) -> HostCallTarget:
     return target
 
 
+def _handler_head(n_in: int, n_out: int) -> list[str]:
+    """Source of a handler's start: answer XLA's metadata query, return at once for
+    stages other than execute, and bind ``args``/``rets`` to the buffer pointer tables."""
+    lines = ["def handler(frame_p):",
+             f"    frame = carray(frame_p, ({_FRAME_WORDS},), np.int64)",
+             "    if frame[1] != 0:",
+             "        return extension(frame[1])",
+             f"    if (frame[4] & 0xFFFFFFFF) != {_STAGE_EXECUTE}:",
+             "        return ptr(0)"]
+    if n_in:
+        lines.append(f"    args = carray(ptr(frame[9]), ({n_in},), np.int64)")
+    lines.append(f"    rets = carray(ptr(frame[14]), ({n_out},), np.int64)")
+    return lines
+
+
 def _buffer_source(var: str, table: str, index: int, ndim: int, dtype: str) -> list[str]:
     """Source binding ``var`` to the array in XLA_FFI_Buffer ``table[index]``."""
     lines = [f"    b_{var} = carray(ptr({table}[{index}]), (6,), np.int64)"]
@@ -247,15 +262,7 @@ def _compile(node: Apply, name: str, index: int) -> HostCallTarget:
     n_in, n_out = len(node.inputs), len(node.outputs)
     ins = [f"a{i}" for i in range(n_in)]
     glb: dict[str, Any] = {"np": np, "carray": numba.carray, "impl": jitted, **_kernels.table}
-    lines = ["def handler(frame_p):",
-             f"    frame = carray(frame_p, ({_FRAME_WORDS},), np.int64)",
-             "    if frame[1] != 0:",
-             "        return extension(frame[1])",
-             f"    if (frame[4] & 0xFFFFFFFF) != {_STAGE_EXECUTE}:",
-             "        return ptr(0)"]
-    if n_in:
-        lines.append(f"    args = carray(ptr(frame[9]), ({n_in},), np.int64)")
-    lines.append(f"    rets = carray(ptr(frame[14]), ({n_out},), np.int64)")
+    lines = _handler_head(n_in, n_out)
     for i, v in enumerate(node.inputs):
         glb[f"t{i}"] = v.dtype.type
         lines += _buffer_source(f"a{i}", "args", i, v.ndim, f"t{i}")
@@ -384,12 +391,6 @@ from hlograph.runtime.host.ffi_kernels import extension, ptr
 
 
 @cfunc(types.voidptr(types.voidptr), nopython=True, cache=True)
-def handler(frame_p):
-    frame = carray(frame_p, ({words},), np.int64)
-    if frame[1] != 0:
-        return extension(frame[1])
-    if (frame[4] & 0xFFFFFFFF) != {execute}:
-        return ptr(0)
 '''
 
 _KERNELS: dict[str, Any] = {}
@@ -432,17 +433,17 @@ def _drop_numba_cache(path: str, name: str) -> None:
                 pass
 
 
-def kernel_target(name: str, body: str) -> str:
+def kernel_target(name: str, n_in: int, n_out: int, body: list[str]) -> str:
     """Registers (once per process) the FFI target ``name`` whose handler runs ``body``
-    (source lines at the handler's indentation, after the frame checks: ``frame``
-    holds the call frame as int64 words, ``ptr``/``carray`` make arrays of buffers)
-    and returns ``name``."""
+    (source lines at the handler's indentation, after ``_handler_head``: ``args`` and
+    ``rets`` hold the buffer pointers, ``_buffer_source`` binds arrays to them) and
+    returns ``name``."""
     with _LOCK:
         if name in _KERNELS:
             return name
         import importlib.util
-        source = _KERNEL_PROLOGUE.format(name=name, words=_FRAME_WORDS, execute=_STAGE_EXECUTE)
-        source += body + "    return ptr(0)\n"
+        lines = _handler_head(n_in, n_out) + body + ["    return ptr(0)"]
+        source = _KERNEL_PROLOGUE.format(name=name) + "\n".join(lines) + "\n"
         path = os.path.join(_kernel_dir(), f"{name}.py")
         try:
             with open(path) as f:
@@ -507,14 +508,8 @@ def cumulative_target(kind: str, dtype: np.dtype) -> str:
     if not cumulative_supported(kind, dtype):
         raise ValueError(f"no cumulative kernel for {kind} on {dtype}")
     t = f"np.{dtype.name}"
-    body = f"""    args = carray(ptr(frame[9]), (1,), np.int64)
-    rets = carray(ptr(frame[14]), (1,), np.int64)
-    bx = carray(ptr(args[0]), (6,), np.int64)
-    dims = carray(ptr(bx[5]), (3,), np.int64)
-    pre, n, post = dims[0], dims[1], dims[2]
-    x = carray(ptr(bx[3]), (pre, n, post), {t})
-    bo = carray(ptr(rets[0]), (6,), np.int64)
-    o = carray(ptr(bo[3]), (pre, n, post), {t})
+    body = _buffer_source("x", "args", 0, 3, t) + _buffer_source("o", "rets", 0, 3, t)
+    body += f"""    pre, n, post = d_x[0], d_x[1], d_x[2]
     for p in range(pre):
         if n == 0:
             break
@@ -524,6 +519,5 @@ def cumulative_target(kind: str, dtype: np.dtype) -> str:
             for q in range(post):
                 a = o[p, i - 1, q]
                 b = x[p, i, q]
-                o[p, i, q] = {_COMBINE[kind]}
-"""
-    return kernel_target(f"hlograph_cum{kind}_{dtype.name}", body)
+                o[p, i, q] = {_COMBINE[kind]}""".splitlines()
+    return kernel_target(f"hlograph_cum{kind}_{dtype.name}", 1, 1, body)
