@@ -15,9 +15,8 @@ from ..runtime import pjrt
 from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from ..runtime.partition import partition
-from .lower import lower_graph
+from .lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
-from .lower import CompileError, set_argument_attribute
 from .mlir import JaxRuntimeError, ir, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
@@ -178,7 +177,7 @@ class Function:
         input shapes depend on values are lowered when they first run."""
         graph = self._specialize(arg_specs)
         device = self.device
-        program = plan(graph, self.pipeline, device.platform, device)
+        program = plan(graph, self.pipeline, device)
         if program is not None:
             return Lowered(graph, None, device, program)
         module = lower_graph(graph, platform=device.platform)
@@ -222,9 +221,12 @@ class Lowered:
         self.graph = graph
         #: the jax Device the module is compiled for
         self.device = device
-        self.platform = device.platform
         self.program = program
         self._module = module
+
+    @property
+    def platform(self) -> str:
+        return self.device.platform
 
     @property
     def module(self) -> ir.Module | None:

@@ -30,21 +30,19 @@ def is_partitioned(segments: Sequence[Segment]) -> bool:
 class Program:
     """The segments of one graph, with each device segment's ``Function``."""
 
-    def __init__(self, graph: Graph, segments: Sequence[Segment], pipeline: str, platform: str | None,
-                 device: Any = None):
+    def __init__(self, graph: Graph, segments: Sequence[Segment], pipeline: str, device: Any):
         from .api import Function
 
         self.graph = graph
         self.segments = list(segments)
         self.pipeline = pipeline
-        self.platform = platform
-        #: the jax Device the device segments run on (None: the platform's first)
+        #: the jax Device the device segments run on
         self.device = device
         self.parts: list[Any] = []
         for seg in self.segments:
             if seg.kind == DEVICE:
-                self.parts.append(Function(subgraph(seg.inputs, seg.outputs), pipeline, platform,
-                                           device=device))
+                self.parts.append(Function(subgraph(seg.inputs, seg.outputs), pipeline,
+                                           device.platform, device=device))
             else:
                 self.parts.append(compile_segment(seg.nodes, seg.inputs, seg.outputs))
 
@@ -59,7 +57,7 @@ class Program:
         return out
 
     def explain(self) -> str:
-        return explain(self.graph, self.segments, self.platform)
+        return explain(self.graph, self.segments, self.device.platform)
 
     def as_text(self, debug_info: bool = False) -> str:
         lines = ["// " + line for line in self.explain().splitlines()]
@@ -140,10 +138,8 @@ class CompiledProgram:
         return outs[0] if self._single else tuple(outs)
 
     def _to_device(self, value: np.ndarray):
-        from ..runtime.devices import resolve_device
         from .mlir import device_putter
-        device = resolve_device(self.program.platform, self.program.device)
-        return device_putter(value.dtype, value.shape, device)(value)
+        return device_putter(value.dtype, value.shape, self.program.device)(value)
 
     # the Function's dispatcher keeps partitioned graphs on the Python path
     def _python_call(self, *args):
@@ -158,9 +154,10 @@ class CompiledProgram:
         return self.graph.input_types
 
 
-def plan(graph: Graph, pipeline: str, platform: str | None, device: Any = None) -> Program | None:
-    """A Program when ``graph`` needs host segments, else None (one device module)."""
-    segments = partition(graph, platform)
+def plan(graph: Graph, pipeline: str, device: Any) -> Program | None:
+    """A Program running on ``device`` when ``graph`` needs host segments, else None
+    (one device module)."""
+    segments = partition(graph, device.platform)
     if not is_partitioned(segments):
         return None
-    return Program(graph, segments, pipeline, platform, device)
+    return Program(graph, segments, pipeline, device)
