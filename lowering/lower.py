@@ -113,23 +113,31 @@ def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = 
     return module
 
 
+def attribute_dicts(fn, which: str) -> list[dict[str, ir.Attribute]]:
+    """The attributes of each argument (``which="arg_attrs"``) or result
+    (``"res_attrs"``) of the ``func.func`` ``fn``, as dicts (call in its context)."""
+    count = len(fn.type.inputs if which == "arg_attrs" else fn.type.results)
+    if which not in fn.attributes:
+        return [{} for _ in range(count)]
+    return [{a.name: a.attr for a in ir.DictAttr(d)} for d in ir.ArrayAttr(fn.attributes[which])]
+
+
+def set_attribute_dicts(fn, which: str, dicts: Sequence[dict[str, ir.Attribute]]) -> None:
+    """Replaces the argument or result attributes of ``fn`` (see ``attribute_dicts``)."""
+    fn.attributes[which] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in dicts])
+
+
 def set_argument_attribute(module: ir.Module, index: int, name: str, value) -> None:
     """Sets the attribute ``name`` of ``@main``'s argument ``index`` (a Python
     bool, int or str, or an ``ir.Attribute``), keeping its other attributes."""
     with module.context:
         main = ir.SymbolTable(module.operation)["main"]
-        n_args = len(main.type.inputs)
-        if "arg_attrs" in main.attributes:
-            attrs = [ir.DictAttr(a) for a in main.attributes["arg_attrs"]]
-        else:
-            attrs = [ir.DictAttr.get({}) for _ in range(n_args)]
         if isinstance(value, bool):
             value = ir.BoolAttr.get(value)
         elif isinstance(value, int):
             value = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
         elif isinstance(value, str):
             value = ir.StringAttr.get(value)
-        entries = {a.name: a.attr for a in attrs[index]}
-        entries[name] = value
-        attrs[index] = ir.DictAttr.get(entries)
-        main.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+        attrs = attribute_dicts(main, "arg_attrs")
+        attrs[index][name] = value
+        set_attribute_dicts(main, "arg_attrs", attrs)

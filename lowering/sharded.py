@@ -32,7 +32,7 @@ from .api import Compiled, Function, Lowered, _dispatching_call
 from .mlir import (DeviceArray, execute_sharded, ir, lift_inlined_meshes,
                    make_dispatcher, module_to_bytecode, output_partition_specs, put_sharded,
                    sdy_sharding, sharded_fastpath_data, spmd_compile_options)
-from .lower import LoweringError
+from .lower import LoweringError, attribute_dicts, set_attribute_dicts
 from .rules.sharding import mesh_scope
 
 __all__ = ["ShardedFunction", "ShardedLowered", "ShardedCompiled", "sharded_function"]
@@ -140,28 +140,19 @@ def annotate(module: ir.Module, mesh: Mesh, in_specs: Sequence[Spec], out_specs:
     and ``mhlo.num_replicas`` on the module, and one ``sdy.mesh @mesh``."""
     with module.context, ir.Location.unknown():
         main = ir.SymbolTable(module.operation)["main"]
-        n_in = len(main.type.inputs)
-        n_out = len(main.type.results)
-        arg_attrs = _attr_dicts(main, "arg_attrs", n_in)
-        res_attrs = _attr_dicts(main, "res_attrs", n_out)
+        arg_attrs = attribute_dicts(main, "arg_attrs")
+        res_attrs = attribute_dicts(main, "res_attrs")
         for d, spec in zip(arg_attrs, in_specs):
             d["sdy.sharding"] = sdy_sharding(mesh.axes, spec)
         for d, spec in zip(res_attrs, out_specs):
             if spec is not None:
                 d["sdy.sharding"] = sdy_sharding(mesh.axes, spec)
-        main.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
-        main.attributes["res_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in res_attrs])
+        set_attribute_dicts(main, "arg_attrs", arg_attrs)
+        set_attribute_dicts(main, "res_attrs", res_attrs)
         i32 = ir.IntegerType.get_signless(32)
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, mesh.size)
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
     lift_inlined_meshes(module)
-
-
-def _attr_dicts(main: Any, name: str, count: int) -> list[dict[str, ir.Attribute]]:
-    if name not in main.attributes:
-        return [{} for _ in range(count)]
-    array = ir.ArrayAttr(main.attributes[name])
-    return [{a.name: a.attr for a in ir.DictAttr(d)} for d in array]
 
 
 class ShardedLowered(Lowered):
