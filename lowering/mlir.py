@@ -502,7 +502,7 @@ def register_host_call_target(name: str, address: int) -> None:
 
 def host_call_platform(platform: str | None) -> str:
     """``platform`` with None resolved to jax's default backend ("cpu", "gpu", "tpu")."""
-    return jax.default_backend() if platform is None else platform
+    return default_platform() if platform is None else platform
 
 
 def _row_major_layouts(types) -> ir.ArrayAttr:
