@@ -86,6 +86,9 @@ def _info(args: argparse.Namespace) -> int:
         listing = ", ".join(f"{d.platform}:{d.id} ({d.device_kind})" for d in found)
         print(f"{platform}: {len(found)} device(s): {listing}")
     print(f"default platform: {devices.default_platform()}")
+    from hlograph.lowering import dispatch
+    how = "C extension" if dispatch.IMPLEMENTATION == "c" else "Python (the C extension is not built)"
+    print(f"per-call entry: {how}")
     return 0
 
 

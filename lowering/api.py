@@ -17,7 +17,8 @@ from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from ..runtime.partition import partition
 from .lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
-from .mlir import JaxRuntimeError, ir, make_dispatcher, module_to_bytecode, set_x64_local, swap_x64_local
+from .dispatch import Dispatching, direct_dtypes
+from .mlir import JaxRuntimeError, ir, make_dispatcher, module_to_bytecode
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
@@ -85,40 +86,18 @@ def _donated_inputs(argnums: int | Sequence[int], n_inputs: int) -> tuple[int, .
     return tuple(sorted(out))
 
 
-def _dispatching_call(self, *args: Any, output: str = "numpy"):
-    """Runs the compiled code on ``args`` (NumPy arrays, jax arrays, Python
-    scalars for 0-d inputs); returns NumPy arrays, or jax arrays with
-    ``output="device"``: one array for a graph built with a single output
-    Variable, else a tuple. On the CPU the NumPy arrays are read-only views of
-    the result buffers (no copy); ``np.array(out)`` makes a writable copy.
-
-    Raises:
-        TypeError: wrong number of arguments, or an argument of the wrong dtype.
-        ValueError: an argument of the wrong shape, or an unknown ``output``.
-    """
-    # The C++ dispatcher runs with 64-bit types enabled for this thread only:
-    # with jax's default (x64 off) it would narrow float64 NumPy arguments.
-    if output == "numpy":
-        prev = swap_x64_local(True)
-        try:
-            out = self._dispatch(*args)
-        finally:
-            set_x64_local(prev)
-        if self._single:
-            return np.asarray(out)
-        return tuple([np.asarray(o) for o in out])
-    if output != "device":
-        raise ValueError(f"output must be 'numpy' or 'device', got {output!r}")
-    prev = swap_x64_local(True)
-    try:
-        return self._dispatch(*args)
-    finally:
-        set_x64_local(prev)
-
-
-class Function:
+class Function(Dispatching):
     """A graph bound to a pipeline and a device. Calling it lowers, compiles
     and runs, caching the compiled code per argument signature (dtype + shape).
+
+    ``fn(*args, output="numpy")`` takes NumPy arrays, jax arrays, Python scalars
+    (for 0-d inputs) and DLPack producers, and returns NumPy arrays, or jax
+    arrays with ``output="device"``: one array for a graph built with a single
+    output Variable, else a tuple. On the CPU the NumPy arrays are read-only
+    views of the result buffers (no copy); ``np.array(out)`` makes a writable
+    copy. Wrong argument count or dtype raise TypeError, a wrong shape or an
+    unknown ``output`` ValueError, naming the argument. (The call itself is
+    ``lowering.dispatch.Dispatching``: jaxlib's C++ dispatcher, entered from C.)
 
     Safe to call from several threads at once; a signature seen for the first
     time is compiled once, by one of the threads calling with it."""
@@ -145,6 +124,7 @@ class Function:
             return ref()._compiled_for(args)._python_call(*args)
 
         self._dispatch = make_dispatcher("hlograph.Function", python_call, cache_miss)
+        self._bind(self._dispatch, direct_dtypes(t.dtype for t in graph.input_types), self._single)
 
     def _specialize(self, specs: Sequence[Any]) -> Graph:
         g = self.graph
@@ -192,8 +172,6 @@ class Function:
         host functions), their inputs and outputs, and each op's placement."""
         platform = self.device.platform
         return explain(self.graph, partition(self.graph, platform), platform)
-
-    __call__ = _dispatching_call
 
     def _compiled_for(self, args: Sequence[Any]) -> "Compiled":
         """The Compiled for the signature of ``args`` (lowered and compiled on first use)."""
@@ -260,9 +238,10 @@ class Lowered:
         return self.as_text()
 
 
-class Compiled:
-    """Compiled code for one argument signature: ``compiled(*args)`` checks the
-    arguments (count, dtype, shape) and returns NumPy arrays."""
+class Compiled(Dispatching):
+    """Compiled code for one argument signature: ``compiled(*args, output="numpy")``
+    checks the arguments (count, dtype, shape) and returns NumPy arrays (or jax
+    arrays), as calling a ``Function`` does."""
 
     def __init__(self, graph: Graph, executable: pjrt.Executable):
         self.graph = graph
@@ -283,8 +262,7 @@ class Compiled:
         self._python_call = python_call
         self._cache_miss = cache_miss
         self._dispatch = make_dispatcher("hlograph.Compiled", python_call, cache_miss)
-
-    __call__ = _dispatching_call
+        self._bind(self._dispatch, direct_dtypes(t.dtype for t in graph.input_types), single)
 
     @property
     def input_types(self) -> list[TensorType]:

@@ -91,6 +91,9 @@ def check_argument(value: Any, t: TensorType, inputs: Sequence[Variable], i: int
                 f"{describe(inputs, i)}: expected an array of {t}, got {type(value).__name__}"
             )
     dt, shape = ds
+    if not dt.isnative and isinstance(value, (np.ndarray, np.generic)):
+        value = value.astype(dt.newbyteorder("="))  # the same values, in the byte order XLA reads
+        dt = value.dtype
     if dt != t.dtype:
         raise TypeError(f"{describe(inputs, i)}: expected dtype {dtype_name(t.dtype)} ({t}), "
                         f"got {dtype_name(dt)}{list(shape)}")

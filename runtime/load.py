@@ -461,6 +461,9 @@ def _check_argument(value: Any, spec: ArraySpec, i: int) -> Any:
                             f"got {type(value).__name__}")
         value = np.asarray(value)
         dtype, shape = value.dtype, value.shape
+    if not np.dtype(dtype).isnative and isinstance(value, (np.ndarray, np.generic)):
+        value = value.astype(np.dtype(dtype).newbyteorder("="))  # same values, the byte order XLA reads
+        dtype = value.dtype
     got = ArraySpec(np.dtype(dtype), tuple(shape), "")
     if got.dtype != spec.dtype:
         raise TypeError(f"{where}: expected {spec} ({spec.mlir_type}), got {got}")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import hlograph as hg
+from hlograph.lowering.dispatch import PyDispatching, direct_dtypes
 from hlograph.tests.helpers import assert_same, random_array
 
 
@@ -31,14 +32,29 @@ def _two_outputs(shape=(None,), dtype="float32"):
     return hg.Graph([x], [hg.exp(x), x * 2])
 
 
-@pytest.fixture(params=["compiled", "function"])
+@pytest.fixture(params=["compiled", "function", "compiled-python", "function-python"])
 def call_kind(request):
+    """Compiled or Function, called through the per-call entry in use (the C one
+    where it is built) or through its Python implementation."""
     return request.param
+
+
+class _PythonEntry(PyDispatching):
+    """``target`` called through the Python implementation of the per-call entry."""
+
+    def __init__(self, target):
+        self._target = target
+        self._bind(target._dispatch, direct_dtypes(t.dtype for t in target.graph.input_types),
+                   target.graph.single_output)
+
+    def __getattr__(self, name):
+        return getattr(self._target, name)
 
 
 def _callable(graph, kind):
     fn = _compile(graph)
-    return fn.lower().compile() if kind == "compiled" else fn
+    f = fn.lower().compile() if kind.startswith("compiled") else fn
+    return _PythonEntry(f) if kind.endswith("-python") else f
 
 
 def _device(value):
@@ -417,7 +433,7 @@ def test_dispatch_objects_are_freed_when_dropped(call_kind):
     f(np.float32(1), x, x)
     f(np.float32(1), x, x)
     refs = [weakref.ref(f)]
-    if call_kind == "function":
+    if call_kind.startswith("function"):
         refs += [weakref.ref(c) for c in f._cache.values()]
     gc.disable()  # no reference cycles: dropping the last reference frees everything
     try:
@@ -447,3 +463,129 @@ def test_function_lists_specialize_by_length():
     for values in ([1, 2, 3], [4, 5], [1, 2, 3], [6, 7, 8, 9]):
         assert_same(fn(values), hg.evaluate(g, values))
     assert len(fn._cache) == 3
+
+
+# --- the per-call entry: C and Python implementations, jax's x64 state ---------------
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x64-default", "x64-on"])
+def test_dispatch_under_either_x64_state(call_kind, x64, rng):
+    # calls whose arguments have the same signature with x64 on and off skip the
+    # switch of jax's thread-local x64 state; both routes must agree, in both states
+    g32, g64 = _axpy("float32"), _axpy("float64")
+    f32, f64 = _callable(g32, call_kind), _callable(g64, call_kind)
+    v32 = [random_array(rng, s, "float32") for s in [(), (3,), (3,)]]
+    v64 = [random_array(rng, s, "float64") for s in [(), (3,), (3,)]]
+    with jax.enable_x64(x64):
+        for _ in range(3):
+            for f, g, vals in ((f32, g32, v32), (f64, g64, v64)):
+                want = hg.evaluate(g, *vals)
+                assert_same(f(*vals), want)
+                assert_same(f(*[_device(v) for v in vals]), want)
+                assert_same(f(vals[0].item(), vals[1], _device(vals[2])), want)
+            with pytest.raises(TypeError, match=r"argument 1 \('x'\): expected dtype float32.*got float64"):
+                f32(v32[0], v64[1], v32[2])
+            with pytest.raises(TypeError, match=r"argument 2 \('y'\): expected dtype float64.*got float32"):
+                f64(v64[0], v64[1], v32[2])
+        assert jax.config.jax_enable_x64 == x64
+
+
+def test_dispatch_equal_dtype_objects_and_array_subclasses(call_kind, rng):
+    # an array whose dtype equals the input's without being NumPy's own dtype
+    # object, an ndarray subclass or an array in the other byte order takes the
+    # checked route and computes the same
+    g = _axpy()
+    f = _callable(g, call_kind)
+    vals = [random_array(rng, s, "float32") for s in [(), (3,), (3,)]]
+    want = hg.evaluate(g, *vals)
+    tagged = vals[1].view(np.dtype(np.float32, metadata={"unit": "m"}))
+    assert tagged.dtype == np.float32 and tagged.dtype is not np.dtype(np.float32)
+
+    class Sub(np.ndarray):
+        pass
+
+    swapped = vals[1].astype(vals[1].dtype.newbyteorder())  # same values, other byte order
+    for _ in range(2):
+        assert_same(f(*vals), want)
+        assert_same(f(vals[0], tagged, vals[2]), want)
+        assert_same(f(vals[0], vals[1], vals[2].view(Sub)), want)
+        # jaxlib's dispatcher alone would read the swapped bytes as native ones
+        assert_same(f(vals[0], swapped, vals[2]), want)
+        with pytest.raises(TypeError, match="expected dtype float32.*got float64"):
+            f(vals[0], vals[1].astype(np.float64).astype(">f8"), vals[2])
+
+
+@pytest.mark.parametrize("impl", ["c", "python"])
+def test_dispatch_entry_misuse(impl):
+    from hlograph.lowering import dispatch
+    cls = dispatch.CDispatching if impl == "c" else dispatch.PyDispatching
+    if cls is None:
+        pytest.skip("the C per-call entry is not built here")
+    with pytest.raises(RuntimeError, match="no compiled code bound"):
+        cls()(1)
+    c = _compile(_axpy()).lower().compile()
+    entry = cls()
+    entry._bind(c._dispatch, direct_dtypes([np.float32] * 3), True)
+    x = np.ones(3, np.float32)
+    np.testing.assert_array_equal(entry(np.float32(2), x, x), np.full(3, 3, np.float32))
+    assert isinstance(entry(np.float32(2), x, x, output="device"), jax.Array)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'outputs'"):
+        entry(np.float32(2), x, x, outputs="device")
+    with pytest.raises(ValueError, match="output must be 'numpy' or 'device', got 3"):
+        entry(np.float32(2), x, x, output=3)
+
+
+def test_direct_dtypes_names_the_dtypes_jax_narrows():
+    got = direct_dtypes(["float32", "float64", "int64", "uint64", "int32", "complex64",
+                         "complex128", "bool", "bfloat16"])
+    assert [None if d is None else d.name for d in got] == [
+        "float32", None, None, None, "int32", "complex64", None, "bool", "bfloat16"]
+
+
+def test_dispatch_c_entry_is_built_where_a_compiler_is():
+    # the C entry is built at install time; only a machine without a C compiler
+    # (or HLOGRAPH_PURE_PYTHON_DISPATCH=1) runs the Python one
+    import os
+    import shutil
+    import sysconfig
+    from hlograph.lowering import dispatch
+    if os.environ.get("HLOGRAPH_PURE_PYTHON_DISPATCH", "") not in ("", "0"):
+        assert dispatch.IMPLEMENTATION == "python"
+        return
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}) on this machine")
+    assert dispatch.IMPLEMENTATION == "c"
+    from hlograph.lowering.api import Compiled, Function
+    assert issubclass(Compiled, dispatch.CDispatching) and issubclass(Function, dispatch.CDispatching)
+
+
+def test_dispatch_entry_keeps_no_references(call_kind):
+    # every route of the entry (direct, x64 switch, byte-order fix-up, errors)
+    # releases what it takes: argument reference counts end where they began
+    import sys
+    f = _callable(_axpy(), call_kind)
+    a = np.float32(2)
+    x = np.ones(3, np.float32)
+    swapped = x.astype(x.dtype.newbyteorder())
+    bad = np.ones(3, np.float64)
+    values = (a, x, swapped, bad)
+
+    def calls(n):
+        for _ in range(n):
+            f(a, x, x)
+            f(a, x, x, output="device")
+            f(a, swapped, x)
+            try:
+                f(a, bad, x)
+            except TypeError:
+                pass
+            try:
+                f(a, x, x, output="bad")
+            except ValueError:
+                pass
+        gc.collect()
+
+    calls(1)
+    before = [sys.getrefcount(v) for v in values]
+    calls(50)
+    assert [sys.getrefcount(v) for v in values] == before

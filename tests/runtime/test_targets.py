@@ -109,6 +109,8 @@ def test_info_lists_platforms_and_devices(capsys):
     assert "jax/jaxlib" in out
     assert f"cpu: {len(_cpu_devices())} device(s)" in out
     assert f"default platform: {jax.default_backend()}" in out
+    from hlograph.lowering import dispatch
+    assert ("per-call entry: C extension" in out) == (dispatch.IMPLEMENTATION == "c")
 
 
 # --- donation ------------------------------------------------------------------------
