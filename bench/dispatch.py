@@ -7,8 +7,10 @@
 Every contender is timed with ``timeit`` (``--number`` calls per run) in
 interleaved rounds (``--repeat``), so that background load hits them alike.
 The table shows the median and the fastest run per call, each with its ratio
-to jax.jit with the same inputs; the fastest run is the one least disturbed by
-other processes. jax.jit returns device arrays; hlograph returns NumPy arrays
+to jax.jit with the same inputs (the fastest run is the one least disturbed by
+other processes), and the paired ratio: per round, the time over jax.jit's in
+the same round, the median over rounds (the steadiest figure on a shared
+machine). jax.jit returns device arrays; hlograph returns NumPy arrays
 unless called with ``output="device"``: both are shown. For 64-bit dtypes
 jax.jit runs under ``jax.enable_x64(True)`` (thread-local), since hlograph
 keeps 64-bit types without changing jax's global setting.
@@ -108,19 +110,23 @@ def main(argv: list[str] | None = None) -> int:
     runs = _time(cases, args.number, args.repeat)
     medians = [statistics.median(r) for r in runs]
     fastest = [min(r) for r in runs]
-    jit = [i for i, (_, callee, *_) in enumerate(cases) if callee == "jax.jit"]
-    base = {cases[i][0]: (medians[i], fastest[i]) for i in jit}
+    jit = {cases[i][0]: i for i, (_, callee, *_) in enumerate(cases) if callee == "jax.jit"}
+    base = {kind: (medians[i], fastest[i]) for kind, i in jit.items()}
+    # per round, the ratio to jax.jit's run of the same round (its neighbour in
+    # time, so both saw the same background load); the median over rounds
+    paired = [statistics.median(a / b for a, b in zip(r, runs[jit[case[0]]]))
+              for r, case in zip(runs, cases)]
 
     what = " + ".join([f"{args.dtype}[{','.join(map(str, shape))}]"] * args.inputs)
     print(f"per-call time of {what} (jax/jaxlib {jax.__version__}, {jax.devices()[0].platform}); "
-          f"{args.repeat} runs x {args.number} calls: median and fastest run, each as a ratio "
-          f"to jax.jit with the same inputs")
+          f"{args.repeat} interleaved runs x {args.number} calls: median and fastest run, each as a "
+          f"ratio to jax.jit with the same inputs, and the median of the per-run ratios (paired)")
     print(f"{'inputs':7s} {'callee':22s} {'returns':8s} {'median us':>10s} {'ratio':>7s} "
-          f"{'fastest us':>11s} {'ratio':>7s}")
-    for (kind, callee, output, *_), m, f in zip(cases, medians, fastest):
+          f"{'fastest us':>11s} {'ratio':>7s} {'paired':>7s}")
+    for (kind, callee, output, *_), m, f, pr in zip(cases, medians, fastest, paired):
         bm, bf = base[kind]
         print(f"{kind:7s} {callee:22s} {output:8s} {m * 1e6:10.2f} {m / bm:6.2f}x "
-              f"{f * 1e6:11.2f} {f / bf:6.2f}x")
+              f"{f * 1e6:11.2f} {f / bf:6.2f}x {pr:6.3f}x")
     return 0
 
 

@@ -139,7 +139,7 @@ non_native(PyObject *a)
 /* the dispatcher's call with x64 on for this thread; NumPy arrays in a
  * non-native byte order are passed in native order (same values) */
 static PyObject *
-checked_call(Dispatching *self, PyObject *const *args, Py_ssize_t nargs)
+checked_call(PyObject *dispatch, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject **copy = NULL;
     PyObject *out = NULL;
@@ -165,7 +165,7 @@ checked_call(Dispatching *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *prev = PyObject_CallOneArg(swap_x64, Py_True);
     if (prev == NULL)
         goto done;
-    out = PyObject_Vectorcall(self->dispatch, args, nargs, NULL);
+    out = PyObject_Vectorcall(dispatch, args, nargs, NULL);
     /* restore even when the call raised, keeping its exception */
     PyObject *exc_type, *exc_value, *exc_tb;
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
@@ -198,9 +198,13 @@ run(Dispatching *self, PyObject *const *args, size_t nargsf)
         PyErr_SetString(PyExc_RuntimeError, "this object has no compiled code bound to it");
         return NULL;
     }
-    if (x64_neutral(self, args, nargs))
-        return PyObject_Vectorcall(self->dispatch, args, nargsf, NULL);
-    return checked_call(self, args, nargs);
+    /* a strong reference for the call: the dispatcher releases the GIL */
+    PyObject *dispatch = Py_NewRef(self->dispatch);
+    PyObject *out = x64_neutral(self, args, nargs)
+        ? PyObject_Vectorcall(dispatch, args, nargsf, NULL)
+        : checked_call(dispatch, args, nargs);
+    Py_DECREF(dispatch);
+    return out;
 }
 
 /* -1: error; 0: device arrays; 1: NumPy arrays */
