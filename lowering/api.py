@@ -18,7 +18,7 @@ from ..runtime.partition import partition
 from .lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
 from .dispatch import Dispatching, direct_dtypes
-from .mlir import JaxRuntimeError, ir, make_dispatcher, module_to_bytecode
+from .mlir import JaxRuntimeError, ir, make_dispatcher, module_fingerprint, module_to_bytecode
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
@@ -228,7 +228,8 @@ class Lowered:
             return CompiledProgram(self.program)
         bytecode = module_to_bytecode(self._module)
         try:
-            loaded, device = pjrt.compile_bytecode(bytecode, self.platform, self.device)
+            loaded, device = pjrt.compile_bytecode(bytecode, self.platform, self.device,
+                                                   module_fingerprint(self._module))
         except JaxRuntimeError as e:
             raise CompileError(f"XLA could not compile the module for {self.device}: {e}") from None
         exe = pjrt.Executable(loaded, device, self.graph.input_types, self.graph.output_types)

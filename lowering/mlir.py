@@ -7,6 +7,8 @@ Everything else in hlograph imports ``ir``, ``hlo``, ``chlo``, ``func``,
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 import jax
@@ -26,7 +28,7 @@ from ..frontend.types import DTYPES, TensorType
 
 __all__ = [
     "ir", "hlo", "chlo", "func", "passmanager", "make_context", "element_type",
-    "tensor_type", "dense_attr", "i64_array", "module_to_bytecode", "jax", "xc",
+    "tensor_type", "dense_attr", "i64_array", "module_to_bytecode", "module_fingerprint", "jax", "xc",
     "JaxRuntimeError", "JAX_VERSION", "get_backend", "compile_options", "compile_and_load",
     "device_putter", "DeviceArray", "swap_x64_local", "set_x64_local", "make_dispatcher",
     "fastpath_data", "HostConversion", "execute", "array_device",
@@ -82,6 +84,15 @@ def i64_array(values) -> ir.DenseI64ArrayAttr:
 
 def module_to_bytecode(module: ir.Module) -> bytes:
     return _jax_mlir.module_to_bytecode(module)
+
+
+def module_fingerprint(module: ir.Module) -> bytes:
+    """The SHA-256 of ``module``'s text without source locations: equal for the
+    same program whatever code (file, line) built it. The executable caches key
+    on it (as jax's compilation cache leaves locations out of its key)."""
+    with module.context:
+        text = module.operation.get_asm(enable_debug_info=False)
+    return hashlib.sha256(text.encode()).digest()
 
 
 def get_backend(platform: str | None):

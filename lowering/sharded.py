@@ -31,7 +31,7 @@ from ..runtime.sharding import Mesh, as_mesh, named_sharding
 from .api import Compiled, Function, Lowered
 from .dispatch import direct_dtypes
 from .mlir import (DeviceArray, execute_sharded, ir, lift_inlined_meshes,
-                   make_dispatcher, module_to_bytecode, output_partition_specs, put_sharded,
+                   make_dispatcher, module_fingerprint, module_to_bytecode, output_partition_specs, put_sharded,
                    sdy_sharding, sharded_fastpath_data, spmd_compile_options)
 from .lower import LoweringError, attribute_dicts, set_attribute_dicts
 from .rules.sharding import mesh_scope
@@ -173,7 +173,8 @@ class ShardedLowered(Lowered):
         client = pjrt.get_client(self.platform)
         options = spmd_compile_options([d.id for d in mesh.device_list], len(self.in_specs),
                                        [s is None for s in self.out_specs])
-        loaded = compile_cached(client, module_to_bytecode(self._module), mesh.device_list, options)
+        loaded = compile_cached(client, module_to_bytecode(self._module), mesh.device_list, options,
+                                module_fingerprint(self._module))
         out_specs = list(self.out_specs)
         if any(s is None for s in out_specs):
             chosen = output_partition_specs(loaded, mesh.jax_mesh, len(out_specs))

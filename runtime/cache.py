@@ -130,10 +130,10 @@ def get_cache() -> "ExecutableCache | None":
     return ExecutableCache(directory, max_bytes())
 
 
-def cache_key(bytecode: bytes, devices: Sequence, options, runtime: str) -> str:
-    """The hex SHA-256 naming the executable of ``bytecode`` compiled with
-    ``options`` for ``devices`` by the runtime ``runtime``
-    (``mlir.runtime_fingerprint(client)``)."""
+def cache_key(program: bytes, devices: Sequence, options, runtime: str) -> str:
+    """The hex SHA-256 naming the executable of ``program`` (the module's
+    bytecode or ``mlir.module_fingerprint``) compiled with ``options`` for
+    ``devices`` by the runtime ``runtime`` (``mlir.runtime_fingerprint(client)``)."""
     h = hashlib.sha256()
 
     def part(data: bytes) -> None:
@@ -146,7 +146,7 @@ def cache_key(bytecode: bytes, devices: Sequence, options, runtime: str) -> str:
     for d in devices:
         part(f"{d.platform}|{d.device_kind}|{d.id}".encode())
     part(mlir.compile_options_fingerprint(options))
-    part(bytecode)
+    part(program)
     return h.hexdigest()
 
 
@@ -418,14 +418,17 @@ class _KeyLocks:
 _key_locks = _KeyLocks()
 
 
-def compile_cached(client, bytecode: bytes, devices: Sequence, options):
+def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerprint: bytes | None = None):
     """The loaded executable of ``bytecode`` for ``devices``: from the disk cache
-    when it holds a valid entry, else compiled by PJRT and stored."""
+    when it holds a valid entry, else compiled by PJRT and stored. The entry's
+    key covers ``fingerprint`` (``mlir.module_fingerprint``: the program without
+    source locations) when given, else the bytecode."""
     cache = get_cache()
     if cache is None:
         _count("uncached")
         return mlir.compile_and_load(client, bytecode, devices, options)
-    key = cache_key(bytecode, devices, options, mlir.runtime_fingerprint(client))
+    program = bytecode if fingerprint is None else fingerprint
+    key = cache_key(program, devices, options, mlir.runtime_fingerprint(client))
     with _key_locks.hold(key):
         payload = cache.read(key)
         if payload is not None:

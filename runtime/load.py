@@ -410,7 +410,7 @@ def _evaluate_call(module: ir.Module, entry: str, callee: str, platform: str | N
 def _compile(module: ir.Module, in_specs, out_specs, platform: str | None) -> pjrt.Executable:
     bytecode = mlir.module_to_bytecode(module)
     try:
-        loaded, device = pjrt.compile_bytecode(bytecode, platform)
+        loaded, device = pjrt.compile_bytecode(bytecode, platform, fingerprint=mlir.module_fingerprint(module))
     except mlir.JaxRuntimeError as e:
         raise RuntimeError(f"PJRT could not compile the module: {e}") from None
     return pjrt.Executable(loaded, device, in_specs, out_specs)

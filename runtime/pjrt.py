@@ -27,21 +27,25 @@ def get_client(platform: str | None = "cpu"):
     return devices.get_client(platform)
 
 
-def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None):
+def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
+                     fingerprint: bytes | None = None):
     """Compiles a StableHLO module (bytecode) with PJRT for ``device`` (default:
     the platform's first device); returns (loaded executable, device).
 
-    Cached in memory by fingerprint, platform and device (LRU, bounded), then on
-    disk across processes (``runtime.cache``: ``HLOGRAPH_CACHE_DIR``)."""
+    Cached in memory by ``fingerprint`` (``mlir.module_fingerprint``: the
+    program without source locations; default: a hash of the bytecode),
+    platform and device (LRU, bounded), then on disk across processes
+    (``runtime.cache``: ``HLOGRAPH_CACHE_DIR``)."""
     client = get_client(platform)
     device = device if device is not None else client.local_devices()[0]
-    key = (hashlib.sha256(bytecode).digest(), client.platform, device.id)
+    program = hashlib.sha256(bytecode).digest() if fingerprint is None else fingerprint
+    key = (program, client.platform, device.id)
     with _lock:
         exe = _cache.get(key)
         if exe is not None:
             _cache.move_to_end(key)
             return exe, device
-    exe = compile_cached(client, bytecode, [device], mlir.compile_options(device))
+    exe = compile_cached(client, bytecode, [device], mlir.compile_options(device), fingerprint)
     with _lock:
         _cache[key] = exe
         while len(_cache) > _CACHE_CAPACITY:

@@ -533,3 +533,29 @@ def test_threads_compiling_the_same_graph_store_one_entry(cache_dir):
     assert s["misses"] == 1 and s["writes"] == 1 and s["corrupt"] == 0
     _assert_valid(_only_entry(cache_dir))
     assert not list(cache_dir.glob(".tmp-*"))
+
+
+def _graph_built_here() -> hg.Graph:
+    x = hg.tensor("x", (6,), "float32")
+    y = hg.tensor("y", (6,), "float32")
+    return hg.Graph([x, y], hg.tanh(x * 2.0) + y * y)
+
+
+def test_same_program_built_elsewhere_hits(cache_dir):
+    # _graph() and _graph_built_here() build the same program on other source
+    # lines: the modules differ only in their locations, which the key leaves out
+    a, b = _graph(), _graph_built_here()
+    la = hg.compile(a, pipeline="O0").lower()
+    lb = hg.compile(b, pipeline="O0").lower()
+    assert la.as_text(debug_info=True) != lb.as_text(debug_info=True)
+    assert la.as_text() == lb.as_text()
+    first = la.compile()(*_VALUES)
+    pjrt.clear_cache()
+    second = lb.compile()(*_VALUES)
+    s = cache.stats()
+    assert (s["misses"], s["hits"]) == (1, 1)
+    assert len(_entries(cache_dir)) == 1
+    np.testing.assert_array_equal(first, second)
+    # in memory too: no disk read for the same program again
+    lb.compile()
+    assert cache.stats()["hits"] == 1
