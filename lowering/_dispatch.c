@@ -5,7 +5,7 @@
  * instance runs its bound jaxlib C++ dispatcher and converts the results to
  * NumPy unless ``output="device"``. lowering/dispatch.py holds the same logic in
  * Python (the reference, used where this module is not built); both behave
- * alike and tests/lowering/test_dispatch.py runs both.
+ * alike and tests/runtime/test_dispatch.py runs both.
  *
  * 64-bit types: with jax's default (x64 off) the C++ dispatcher narrows a
  * 64-bit NumPy argument (float64 -> float32) in its call signature and in the
@@ -196,6 +196,10 @@ run(Dispatching *self, PyObject *const *args, size_t nargsf)
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (self->dispatch == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "this object has no compiled code bound to it");
+        return NULL;
+    }
+    if (swap_x64 == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure() was not called (import lowering.dispatch)");
         return NULL;
     }
     /* a strong reference for the call: the dispatcher releases the GIL */
