@@ -745,15 +745,34 @@ class Eig(LinalgOp):
 
 
 class Inv(LinalgOp):
-    """Matrix inverse, as numpy.linalg.inv."""
+    """Matrix inverse, as numpy.linalg.inv. ``singular="nan"``: an exactly
+    singular matrix gives NaNs instead of raising LinAlgError (as inside
+    numpy.linalg.cond); compiled code is the same either way."""
 
-    __props__ = ()
+    __props__ = ("singular",)
+
+    def __init__(self, singular: str = "raise"):
+        if singular not in ("raise", "nan"):
+            raise ValueError(f"Inv: singular must be 'raise' or 'nan', got {singular!r}")
+        self.singular = singular
 
     def core_types(self, dtype, core):
         return [(dtype, core)]
 
     def compute(self, a):
-        return np.linalg.inv(a)
+        if self.singular == "raise":
+            return np.linalg.inv(a)
+        try:
+            return np.linalg.inv(a)
+        except np.linalg.LinAlgError:  # one matrix at a time: NaNs where it is singular
+            flat = a.reshape((-1,) + a.shape[-2:])
+            out = np.empty_like(flat)
+            for i, m in enumerate(flat):
+                try:
+                    out[i] = np.linalg.inv(m)
+                except np.linalg.LinAlgError:
+                    out[i] = np.nan
+            return out.reshape(a.shape)
 
 
 class Pinv(LinalgOp):

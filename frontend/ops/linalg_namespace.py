@@ -251,7 +251,8 @@ def cond(x: Any, p: Any = None) -> Variable:
         if n is not None and m is not None and n != m:
             raise LinAlgError(f"linalg.cond: last 2 dimensions of the array must be square for "
                               f"p={p!r}, got {x.type}")
-        r = _la.norm(x, p, axis=(-2, -1)) * _la.norm(inv(x), p, axis=(-2, -1))
+        inv_x = _la.Inv(singular="nan")(_la._lin(x, "cond"))
+        r = _la.norm(x, p, axis=(-2, -1)) * _la.norm(inv_x, p, axis=(-2, -1))
     nan_in_x = _red.any(_ew.isnan(x), axis=(-2, -1))
     fix = _ew.logical_and(_ew.isnan(r), _ew.logical_not(nan_in_x))
     return _ew.where(fix, np.array(np.inf, dtype=r.dtype), r)

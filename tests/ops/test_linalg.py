@@ -698,3 +698,19 @@ def test_unknown_dims_specialize_at_call(rng):
     for n in (1, 4):
         a = _wellcond(rng, (n, 3, 3), "float64")
         np.testing.assert_allclose(fn(a), np.linalg.inv(a), rtol=1e-10)
+
+
+def test_inv_singular_nan_gives_nans_where_numpy_raises(rng):
+    from hlograph.frontend.ops.linalg import Inv
+    a = np.stack([random_array(rng, (3, 3), "float64"), np.ones((3, 3))])
+    x = hg.tensor("x", (2, 3, 3), "float64")
+    g = hg.Graph([x], Inv(singular="nan")(x))
+    got = hg.evaluate(g, a)
+    np.testing.assert_allclose(got[0], np.linalg.inv(a[0]), rtol=1e-12)
+    assert np.isnan(got[1]).all()
+    with pytest.raises(np.linalg.LinAlgError):
+        hg.evaluate(hg.Graph([x], Inv()(x)), a)
+    # compiled code does not check: the regular matrix is inverted the same way
+    np.testing.assert_allclose(hg.compile(g)(a)[0], np.linalg.inv(a[0]), rtol=1e-10)
+    with pytest.raises(ValueError, match="singular must be 'raise' or 'nan'"):
+        Inv(singular="zero")

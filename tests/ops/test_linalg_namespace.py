@@ -249,8 +249,8 @@ def test_cond(dtype, rng):
     ps = [None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf]
     tol = dict(rtol=2e-2, atol=1e-3) if dtype == "float32" else dict(rtol=1e-6, atol=1e-8)
     g = _graph(lambda x: [m.cond(x, p) for p in ps], [a])
-    # hg.evaluate's inverse raises LinAlgError on an exactly singular matrix (NumPy's cond
-    # too, for 'nuc'): the singular matrix goes through the compiled singular-value orders only
+    # 'nuc' of an exactly singular matrix raises LinAlgError in NumPy's cond (the SVD of
+    # its NaN inverse fails) and in hg.evaluate: evaluate sees the regular matrix only
     for outs in (hg.evaluate(g, a[[0, 0]]), hg.compile(g)(a)):
         for p, r in zip(ps, outs):
             e = np.linalg.cond(a[:1], p)
@@ -261,6 +261,14 @@ def test_cond(dtype, rng):
             assert not np.isnan(r[1]) and (np.isinf(r[1]) or abs(r[1]) > 1e5), f"p={p}: {r[1]}"
         elif p == -2:
             np.testing.assert_allclose(r[1], np.linalg.cond(a[1], p), atol=1e-5)
+    # the other orders of the singular matrix: inf as NumPy's cond says, not LinAlgError
+    # (its inverse there gives NaNs instead of raising, as NumPy's cond computes it)
+    others = [p for p in ps if p != "nuc"]
+    g1 = _graph(lambda x: [m.cond(x, p) for p in others], [a])
+    for p, r in zip(others, hg.evaluate(g1, a)):
+        np.testing.assert_allclose(r, np.linalg.cond(a, p), **tol, err_msg=f"p={p}")
+    with pytest.raises(np.linalg.LinAlgError):
+        hg.evaluate(_graph(lambda x: m.cond(x, "nuc"), [a]), a)
     with pytest.raises(np.linalg.LinAlgError, match="empty"):
         m.cond(hg.tensor("a", (0, 0)))
     with pytest.raises(np.linalg.LinAlgError, match="square"):
