@@ -33,7 +33,12 @@ comparison); the variable is read when a graph is partitioned and lowered.
 
 Registered targets live for the whole process (XLA keeps the function
 pointer), so the compiled wrappers are kept in a module-level table, one per
-structure (op, props, input and output types), compiled once.
+structure (op, props, input and output types), compiled once. Each wrapper is
+generated as a module file under ``<cache dir>/numba`` and compiled with
+``numba.cfunc(cache=True)``: a later process loads its machine code (the
+implementation inlined) instead of compiling it. The file name holds a hash of
+the structure (constant inputs included) and of the sources the code comes from
+(this package's host runtime and the module defining the implementation).
 """
 
 from __future__ import annotations
@@ -163,8 +168,9 @@ class HostCallTarget:
     #: the custom-call target name, ``hlograph_host_<op>_<hash>``
     name: str
     op: Op
-    #: the position in ``_BY_ID`` (the wrapper passes it on its error path)
-    index: int
+    #: the target's id in ``_BY_KEY`` (the wrapper passes it on its error path); derived
+    #: from ``name``, so the same in every process that loads the wrapper from disk
+    key: int
     #: the input and output dtypes
     in_dtypes: tuple[np.dtype, ...]
     out_dtypes: tuple[np.dtype, ...]
@@ -178,7 +184,7 @@ class HostCallTarget:
 
 _TARGETS: dict[Any, HostCallTarget] = {}
 _BY_NAME: dict[str, HostCallTarget] = {}
-_BY_ID: list[HostCallTarget] = []
+_BY_KEY: dict[int, HostCallTarget] = {}
 _LOCK = threading.Lock()
 
 
@@ -190,17 +196,25 @@ def _structure(node: Apply) -> tuple:
     return (type(node.op), node.op, ins, tuple((v.dtype, v.ndim) for v in node.outputs))
 
 
-def _target_name(node: Apply) -> str:
+def _target_name(node: Apply) -> tuple[str, bool]:
+    """The target's name (a hash of the op's class, props, input constants, dtypes and
+    ranks) and whether that text identifies the wrapper alone (then it may be loaded
+    from disk in another process)."""
     cls = type(node.op)
     text = repr((cls.__module__, cls.__qualname__, str(node.op),
-                 [(v.dtype.str, v.ndim) for v in node.inputs],
+                 [(v.dtype.str, v.ndim, hashlib.sha1(v.data.tobytes()).hexdigest()
+                   if isinstance(v, Constant) else None) for v in node.inputs],
                  [(v.dtype.str, v.ndim) for v in node.outputs]))
     base = f"hlograph_host_{cls.__name__.lower()}_{hashlib.sha1(text.encode()).hexdigest()[:12]}"
     name, i = base, 1
-    while name in _BY_NAME:  # same text, another Op class or constant input
+    while name in _BY_NAME:  # the same text for another structure (props str() does not show)
         i += 1
         name = f"{base}_{i}"
-    return name
+    return name, i == 1
+
+
+def _target_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha1(name.encode()).digest()[:7], "little")
 
 
 def host_call_target(node: Apply) -> HostCallTarget:
@@ -211,18 +225,20 @@ def host_call_target(node: Apply) -> HostCallTarget:
         HostCompileError: Numba cannot compile the implementation (names the op).
     """
     key = _structure(node)
+    structural = True
     try:
         hash(key)
     except TypeError:  # an Op with unhashable props: compiled for this node alone
         key = ("node", id(node), node)
+        structural = False
     with _LOCK:
         target = _TARGETS.get(key)
         if target is None:
-            target = _compile(node, _target_name(node), len(_BY_ID))
+            name, unique = _target_name(node)
+            target = _compile(node, name, cache=structural and unique)
             from ...lowering.mlir import register_host_call_target
             register_host_call_target(target.name, target.handler.address)
-            _TARGETS[key] = _BY_NAME[target.name] = target
-            _BY_ID.append(target)
+            _TARGETS[key] = _BY_NAME[target.name] = _BY_KEY[target.key] = target
     return target
 
 
@@ -251,17 +267,21 @@ def _buffer_source(var: str, table: str, index: int, ndim: int, dtype: str) -> l
     return lines
 
 
-def _compile(node: Apply, name: str, index: int) -> HostCallTarget:
+def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
+    """Generates the wrapper of ``node``'s host implementation and compiles it (with
+    ``cache``: loads it from Numba's disk cache when an earlier process compiled it)."""
     from .segment import HostCompileError
     numba = _kernels.numba
     op = node.op
+    factory = get_impl(op)
     try:
-        jitted = numba.njit(get_impl(op)(op, node))
+        jitted = numba.njit(factory(op, node))
     except Exception as e:  # noqa: BLE001 - report any failure against the op
         raise HostCompileError(f"host implementation of {op} failed: {e}") from e
+    key = _target_key(name)
     n_in, n_out = len(node.inputs), len(node.outputs)
     ins = [f"a{i}" for i in range(n_in)]
-    glb: dict[str, Any] = {"np": np, "carray": numba.carray, "impl": jitted, **_kernels.table}
+    glb: dict[str, Any] = {"impl": jitted}
     lines = _handler_head(n_in, n_out)
     for i, v in enumerate(node.inputs):
         glb[f"t{i}"] = v.dtype.type
@@ -272,14 +292,16 @@ def _compile(node: Apply, name: str, index: int) -> HostCallTarget:
     # the implementation (an exception from its own checks takes the error path), then
     # checked copies into the result buffers (a wrong result shape takes it too). Only
     # the call sits in the try block: Numba compiles code inside one several times slower.
-    failed = f"        return fail(frame[2], address(frame_p), {index})"
+    # The key goes to ``fail`` as a run-time int64: a literal would make Numba compile
+    # ``fail`` (and its objmode block) once per wrapper.
+    failed = f"        return fail(frame[2], address(frame_p), np.int64({key}))"
     lines += ["    ok = True",
               "    try:",
               f"        r = impl({', '.join(ins)})",
               "    except Exception:",
               "        ok = False",
               "    if not ok:",
-              failed.replace("        ", "        ", 1)]
+              failed]
     for j in range(n_out):
         got = "r" if n_out == 1 else f"r[{j}]"
         lines += [f"    r{j} = np.asarray({got})",
@@ -287,15 +309,43 @@ def _compile(node: Apply, name: str, index: int) -> HostCallTarget:
                   failed,
                   f"    o{j}.reshape(o{j}.size)[:] = r{j}.ravel()"]
     lines += ["    return ptr(0)"]
-    src = "\n".join(lines) + "\n"
-    exec(compile(src, f"<hlograph host call {name}>", "exec"), glb)
+    # the file name covers the code the machine code comes from: the wrapper's structure
+    # (``name``), hlograph's host runtime and the module defining the implementation
+    file_name = f"{name}_{_code_version(factory)}" if cache else name
     try:
-        handler = numba.cfunc(numba.types.voidptr(numba.types.voidptr), nopython=True)(glb["handler"])
+        module = _load_generated(file_name, lines, glb, cache)
     except Exception as e:  # noqa: BLE001
         raise HostCompileError(f"Numba cannot compile the in-module host call of {op}: "
                                f"{_numba_reason(e)}") from e
-    return HostCallTarget(name, op, index, tuple(v.dtype for v in node.inputs),
-                          tuple(v.dtype for v in node.outputs), jitted, handler, src)
+    return HostCallTarget(name, op, key, tuple(v.dtype for v in node.inputs),
+                          tuple(v.dtype for v in node.outputs), jitted, module.handler,
+                          module.__source__)
+
+
+_CODE_VERSIONS: dict[str, str] = {}
+
+
+def _code_version(factory: Callable) -> str:
+    """A hash of the sources a wrapper's machine code depends on: the files of
+    hlograph's host runtime and the file defining ``factory``."""
+    import inspect
+    try:
+        where = inspect.getsourcefile(factory) or ""
+    except TypeError:
+        where = ""
+    version = _CODE_VERSIONS.get(where)
+    if version is None:
+        h = hashlib.sha1()
+        here = os.path.dirname(os.path.abspath(__file__))
+        files = sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".py"))
+        for path in files + ([where] if where else []):
+            try:
+                with open(path, "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(path.encode())
+        version = _CODE_VERSIONS[where] = h.hexdigest()[:10]
+    return version
 
 
 def _numba_reason(error: Exception) -> str:
@@ -324,11 +374,11 @@ def _read_buffers(table_addr: int, dtypes) -> list[np.ndarray]:
     return out
 
 
-def failure_message(index: int, frame_addr: int) -> np.ndarray:
-    """The error text of a failed call of target ``_BY_ID[index]`` (call frame at
+def failure_message(key: int, frame_addr: int) -> np.ndarray:
+    """The error text of a failed call of target ``_BY_KEY[key]`` (call frame at
     ``frame_addr``), as NUL-terminated UTF-8 bytes: the implementation runs again
     on copies of the inputs to recover its exception."""
-    target = _BY_ID[index]
+    target = _BY_KEY[key]
     op = target.op
     frame = (ctypes.c_int64 * _FRAME_WORDS).from_address(frame_addr)
     inputs = _read_buffers(frame[9], target.in_dtypes)
@@ -351,29 +401,16 @@ def failure_message(index: int, frame_addr: int) -> np.ndarray:
 
 
 class _Kernels:
-    """The Numba helpers every wrapper calls (built on first use: Numba loads in ~1 s)."""
-
-    def __init__(self):
-        self._table: dict[str, Any] | None = None
+    """Numba, imported on first use (it loads in ~1 s); the helpers every wrapper calls
+    are in ffi_kernels.py, which the generated modules import."""
 
     @property
     def numba(self):
         import numba
         return numba
 
-    @property
-    def table(self) -> dict[str, Any]:
-        if self._table is None:
-            self._table = _build_kernels()
-        return self._table
-
 
 _kernels = _Kernels()
-
-
-def _build_kernels() -> dict[str, Any]:
-    from .ffi_kernels import TABLE
-    return TABLE
 
 
 # --- library kernels: fixed Numba loops that write straight into the result buffers ----------
@@ -383,14 +420,14 @@ def _build_kernels() -> dict[str, Any]:
 # directory and compiled with ``numba.cfunc(cache=True)``, so a later process loads
 # the machine code instead of compiling it again.
 
-_KERNEL_PROLOGUE = '''"""Generated by hlograph (runtime/host/ffi.py): the XLA FFI handler {name}."""
+_PROLOGUE = '''"""Generated by hlograph (runtime/host/ffi.py): the XLA FFI handler {name}."""
 import numpy as np
 from numba import carray, cfunc, types
 
-from hlograph.runtime.host.ffi_kernels import extension, ptr
+from hlograph.runtime.host.ffi_kernels import address, extension, fail, ptr
 
 
-@cfunc(types.voidptr(types.voidptr), nopython=True, cache=True)
+@cfunc(types.voidptr(types.voidptr), nopython=True, cache={cache})
 '''
 
 _KERNELS: dict[str, Any] = {}
@@ -433,6 +470,59 @@ def _drop_numba_cache(path: str, name: str) -> None:
                 pass
 
 
+def _load_generated(name: str, lines: list[str], glb: dict[str, Any], cache: bool = True):
+    """Writes the handler ``lines`` (a ``def handler(frame_p):``) as the module
+    ``<kernel dir>/<name>.py`` and imports it, with ``glb`` among its globals: Numba
+    compiles the handler, or with ``cache`` loads it from its disk cache next to the
+    file. A damaged cache entry is dropped and compiled again; an unwritable one
+    means no cache. Returns the module (``module.handler``, ``module.__source__``)."""
+    import importlib.util
+    import warnings
+    source = _PROLOGUE.format(name=name, cache=cache) + "\n".join(lines) + "\n"
+    path = os.path.join(_kernel_dir(), f"{name}.py")
+    try:
+        with open(path) as f:
+            same = f.read() == source
+    except OSError:
+        same = False
+    if not same:  # (rewriting an identical file would invalidate Numba's cache)
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    modname = f"hlograph_kernel_{name}"
+    spec = importlib.util.spec_from_file_location(modname, path)
+
+    def load(text: str | None = None):
+        module = importlib.util.module_from_spec(spec)
+        module.__dict__.update(glb)
+        module.__source__ = source
+        # importable by name: Numba's cached code refers to its module's globals by it
+        sys.modules[modname] = module
+        with warnings.catch_warnings():
+            # code Numba cannot cache (e.g. an implementation holding dynamic
+            # globals) is compiled in this process only; that needs no warning
+            warnings.simplefilter("ignore", _kernels.numba.NumbaWarning)
+            if text is None:
+                spec.loader.exec_module(module)
+            else:
+                exec(compile(text, path, "exec"), module.__dict__)
+        return module
+
+    try:
+        try:
+            return load()
+        except Exception:  # noqa: BLE001 - e.g. an unreadable cache entry: compile afresh
+            _drop_numba_cache(path, name)
+            try:
+                return load()
+            except Exception:  # noqa: BLE001 - an unwritable cache: no cache at all
+                return load(source.replace("cache=True", "cache=False"))
+    except Exception:
+        del sys.modules[modname]
+        raise
+
+
 def kernel_target(name: str, n_in: int, n_out: int, body: list[str]) -> str:
     """Registers (once per process) the FFI target ``name`` whose handler runs ``body``
     (source lines at the handler's indentation, after ``_handler_head``: ``args`` and
@@ -441,41 +531,10 @@ def kernel_target(name: str, n_in: int, n_out: int, body: list[str]) -> str:
     with _LOCK:
         if name in _KERNELS:
             return name
-        import importlib.util
         lines = _handler_head(n_in, n_out) + body + ["    return ptr(0)"]
-        source = _KERNEL_PROLOGUE.format(name=name) + "\n".join(lines) + "\n"
-        path = os.path.join(_kernel_dir(), f"{name}.py")
         try:
-            with open(path) as f:
-                same = f.read() == source
-        except OSError:
-            same = False
-        if not same:  # (rewriting an identical file would invalidate Numba's cache)
-            tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(source)
-            os.replace(tmp, path)
-        modname = f"hlograph_kernel_{name}"
-        spec = importlib.util.spec_from_file_location(modname, path)
-        module = importlib.util.module_from_spec(spec)
-        # importable by name: Numba's cached code refers to its module's globals by it
-        sys.modules[modname] = module
-        try:
-            try:
-                spec.loader.exec_module(module)
-            except Exception:  # noqa: BLE001 - e.g. an unreadable cache entry: compile afresh
-                _drop_numba_cache(path, name)
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[modname] = module
-                try:
-                    spec.loader.exec_module(module)
-                except Exception:  # noqa: BLE001 - an unwritable cache: no cache at all
-                    module = importlib.util.module_from_spec(spec)
-                    sys.modules[modname] = module
-                    exec(compile(source.replace("cache=True", "cache=False"), path, "exec"),
-                         module.__dict__)
+            module = _load_generated(name, lines, {})
         except Exception as e:  # noqa: BLE001
-            del sys.modules[modname]
             from .segment import HostCompileError
             raise HostCompileError(f"Numba cannot compile the kernel {name}: {_numba_reason(e)}") from e
         from ...lowering.mlir import register_host_call_target

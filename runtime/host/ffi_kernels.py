@@ -19,7 +19,7 @@ from .ffi import (_API_ERROR_CREATE, _API_VERSION_STRUCT_SIZE, _ERROR_CREATE_ARG
                   _ERROR_INVALID_ARGUMENT, _EXTENSION_METADATA, _FFI_API_MAJOR, _FFI_API_MINOR,
                   failure_message)
 
-__all__ = ["TABLE", "ptr", "call_ptr", "address", "extension", "error_create", "fail"]
+__all__ = ["ptr", "call_ptr", "address", "extension", "error_create", "fail"]
 
 
 @intrinsic
@@ -88,5 +88,3 @@ def fail(api_addr, frame_addr, index):
         msg = failure_message(index, frame_addr)
     return error_create(api_addr, msg)
 
-
-TABLE = {"ptr": ptr, "address": address, "extension": extension, "fail": fail}

@@ -258,3 +258,71 @@ def test_targets_are_compiled_once_per_structure():
     assert len(ffi._TARGETS) - before <= 1
     assert all(n.startswith("hlograph_host_") for n in names)
     assert len(names) == len(ffi._TARGETS)
+
+
+_SECOND_PROCESS = r"""
+import json, sys
+import numpy as np
+import hlograph as hg
+from hlograph.frontend.ops import dynamic as dyn
+from hlograph.runtime.host import ffi
+
+x = hg.tensor("x", (5,), "float64")
+m = hg.tensor("m", (5,), "bool")
+v = hg.tensor("v", (2,), "float64")
+fn = hg.compile(hg.Graph([x, m, v], dyn.mask_assign(x * 2, m, v) + 1))
+ok = np.array([True, False, True, False, False])
+out = fn(np.ones(5), ok, np.array([3.0, 4.0])).tolist()
+try:
+    fn(np.ones(5), np.ones(5, bool), np.array([3.0, 4.0]))
+    error = None
+except ValueError as e:
+    error = str(e)
+(target,) = ffi._TARGETS.values()
+print(json.dumps({"out": out, "error": error, "handler_cache_hits": target.handler.cache_hits,
+                  "name": target.name}))
+"""
+
+
+def test_a_new_process_loads_the_wrapper_from_disk(tmp_path):
+    # the first process compiles the wrapper and Numba keeps it next to its generated
+    # module in <cache>/numba; the second loads it (no Numba compile of the wrapper) and
+    # its error path still finds the op (its key is derived from the target's name)
+    import json
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "run.py"
+    script.write_text(_SECOND_PROCESS)
+    env = dict(os.environ, HLOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
+    reports = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    first, second = reports
+    assert first["out"] == second["out"] == [4, 3, 5, 3, 3]
+    for r in reports:
+        assert "MaskAssign: values do not broadcast to the elements" in r["error"]
+    assert first["name"] == second["name"]
+    assert (first["handler_cache_hits"], second["handler_cache_hits"]) == (0, 1)
+    generated = list((tmp_path / "cache" / "numba").glob(first["name"] + "_*.py"))
+    assert len(generated) == 1
+
+
+def test_target_names_cover_constant_inputs():
+    # two wrappers that differ only in a constant input are two targets with their
+    # own names (a wrapper loaded from disk by name must not serve the other)
+    x = hg.tensor("x", (4,), "int64")
+    a = hg.Graph([x], hg.isin(x, np.array([1, 2], np.int64)) * 1)
+    b = hg.Graph([x], hg.isin(x, np.array([3, 4], np.int64)) * 1)
+    xs = np.array([1, 2, 3, 4], np.int64)
+    np.testing.assert_array_equal(hg.compile(a)(xs), [1, 1, 0, 0])
+    np.testing.assert_array_equal(hg.compile(b)(xs), [0, 0, 1, 1])
+    import re
+    nodes = [n for g in (a, b) for n in g.toposort() if ffi.runs_in_module(n, "cpu")]
+    # the hash itself differs (not only a per-process suffix for a second structure)
+    hashes = {re.match(r"hlograph_host_isin_([0-9a-f]{12})", ffi._target_name(n)[0]).group(1)
+              for n in nodes}
+    assert len(nodes) == 2 and len(hashes) == 2
