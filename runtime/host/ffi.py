@@ -311,7 +311,9 @@ def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
     lines += ["    return ptr(0)"]
     # the file name covers the code the machine code comes from: the wrapper's structure
     # (``name``), hlograph's host runtime and the module defining the implementation
-    file_name = f"{name}_{_code_version(factory)}" if cache else name
+    version = _code_version(factory) if cache else None
+    cache = version is not None
+    file_name = f"{name}_{version}" if cache else name
     try:
         module = _load_generated(file_name, lines, glb, cache)
     except Exception as e:  # noqa: BLE001
@@ -322,30 +324,35 @@ def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
                           module.__source__)
 
 
-_CODE_VERSIONS: dict[str, str] = {}
+_CODE_VERSIONS: dict[str, str | None] = {}
 
 
-def _code_version(factory: Callable) -> str:
+def _code_version(factory: Callable) -> str | None:
     """A hash of the sources a wrapper's machine code depends on: the files of
-    hlograph's host runtime and the file defining ``factory``."""
+    hlograph's host runtime and the file defining ``factory``; None when that file
+    cannot be read (code typed into a notebook or a REPL): such wrappers are not
+    cached on disk, since an edited implementation could not be told apart. (As
+    with Numba's own cache, helpers the implementation imports from other files
+    are not covered.)"""
     import inspect
     try:
-        where = inspect.getsourcefile(factory) or ""
+        where = inspect.getsourcefile(factory)
     except TypeError:
-        where = ""
-    version = _CODE_VERSIONS.get(where)
-    if version is None:
+        where = None
+    if where is None:
+        return None
+    if where not in _CODE_VERSIONS:
         h = hashlib.sha1()
         here = os.path.dirname(os.path.abspath(__file__))
         files = sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".py"))
-        for path in files + ([where] if where else []):
-            try:
+        try:
+            for path in files + [where]:
                 with open(path, "rb") as f:
                     h.update(f.read())
-            except OSError:
-                h.update(path.encode())
-        version = _CODE_VERSIONS[where] = h.hexdigest()[:10]
-    return version
+            _CODE_VERSIONS[where] = h.hexdigest()[:10]
+        except OSError:
+            _CODE_VERSIONS[where] = None
+    return _CODE_VERSIONS[where]
 
 
 def _numba_reason(error: Exception) -> str:

@@ -326,3 +326,33 @@ def test_target_names_cover_constant_inputs():
     hashes = {re.match(r"hlograph_host_isin_([0-9a-f]{12})", ffi._target_name(n)[0]).group(1)
               for n in nodes}
     assert len(nodes) == 2 and len(hashes) == 2
+
+
+def test_wrappers_of_code_without_a_source_file_are_not_cached_on_disk(tmp_path, monkeypatch):
+    # an implementation typed into a REPL or notebook has no file to hash: an edited
+    # version could not be told apart from the cached one, so it is compiled per process
+    import linecache
+    monkeypatch.setenv("HLOGRAPH_CACHE_DIR", str(tmp_path / "cache"))
+    namespace = {}
+    code = ("def factory(op, node):\n"
+            "    def impl(x):\n"
+            "        return x * 3\n"
+            "    return impl\n")
+    exec(compile(code, "<typed-in>", "exec"), namespace)
+    linecache.cache.pop("<typed-in>", None)
+    assert ffi._code_version(namespace["factory"]) is None
+
+    class Triple(Op):
+        def make_node(self, x):
+            return Apply(self, [x], [x.type])
+
+        def perform(self, node, inputs):
+            return [inputs[0] * 3]
+
+    hg.host.register(Triple)(namespace["factory"])
+    x = hg.tensor("x", (4,), "int64")
+    fn = hg.compile(hg.Graph([x], Triple()(x) + 1))
+    assert fn.lower().program is None  # in-module
+    np.testing.assert_array_equal(fn(np.arange(4)), np.arange(4) * 3 + 1)
+    generated = list((tmp_path / "cache" / "numba").glob("hlograph_host_triple_*.py"))
+    assert len(generated) == 1 and "cache=False" in generated[0].read_text()
