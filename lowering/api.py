@@ -17,7 +17,7 @@ from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from ..runtime.partition import partition
 from .lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
-from .dispatch import Dispatching, direct_dtypes
+from .dispatch import Dispatching
 from .mlir import JaxRuntimeError, ir, make_dispatcher, module_fingerprint, module_to_bytecode
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
@@ -124,7 +124,7 @@ class Function(Dispatching):
             return ref()._compiled_for(args)._python_call(*args)
 
         self._dispatch = make_dispatcher("hlograph.Function", python_call, cache_miss)
-        self._bind(self._dispatch, direct_dtypes(t.dtype for t in graph.input_types), self._single)
+        self._bind_graph(self._dispatch, graph)
 
     def _specialize(self, specs: Sequence[Any]) -> Graph:
         g = self.graph
@@ -263,7 +263,7 @@ class Compiled(Dispatching):
         self._python_call = python_call
         self._cache_miss = cache_miss
         self._dispatch = make_dispatcher("hlograph.Compiled", python_call, cache_miss)
-        self._bind(self._dispatch, direct_dtypes(t.dtype for t in graph.input_types), single)
+        self._bind_graph(self._dispatch, graph)
 
     @property
     def input_types(self) -> list[TensorType]:

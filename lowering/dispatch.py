@@ -132,6 +132,10 @@ class Dispatching(PyDispatching if CDispatching is None else CDispatching):
 
     __slots__ = ()
 
+    def _bind_graph(self, dispatch, graph) -> None:
+        """Binds ``dispatch``, the dispatcher of a compiled ``graph``."""
+        self._bind(dispatch, direct_dtypes(t.dtype for t in graph.input_types), graph.single_output)
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if _c is not None:

@@ -29,7 +29,6 @@ from ..runtime.args import ArgumentChecker
 from ..runtime.cache import compile_cached
 from ..runtime.sharding import Mesh, as_mesh, named_sharding
 from .api import Compiled, Function, Lowered
-from .dispatch import direct_dtypes
 from .mlir import (DeviceArray, execute_sharded, ir, lift_inlined_meshes,
                    make_dispatcher, module_fingerprint, module_to_bytecode, output_partition_specs, put_sharded,
                    sdy_sharding, sharded_fastpath_data, spmd_compile_options)
@@ -224,7 +223,7 @@ class ShardedCompiled(Compiled):
         self._python_call = python_call
         self._cache_miss = cache_miss
         self._dispatch = make_dispatcher("hlograph.ShardedCompiled", python_call, cache_miss)
-        self._bind(self._dispatch, direct_dtypes(t.dtype for t in graph.input_types), single)
+        self._bind_graph(self._dispatch, graph)
 
 
 def _dispatchable(arg: Any, sharding: Any) -> bool:
