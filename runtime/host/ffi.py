@@ -441,11 +441,12 @@ _KERNELS: dict[str, Any] = {}
 _KERNEL_DIR: list[str] = []
 
 
-def _kernel_dir() -> str:
+def _kernel_dir(shared: bool = True) -> str:
     """Where generated kernel modules go: ``<cache dir>/numba``, or a directory of
-    this process when the cache is off."""
+    this process when the cache is off or the module is not to be shared with
+    other processes (``shared=False``)."""
     from .. import cache
-    base = cache.cache_dir()
+    base = cache.cache_dir() if shared else None
     if base is not None:
         path = os.path.join(str(base), cache.KERNEL_SUBDIR)
         try:
@@ -482,11 +483,12 @@ def _load_generated(name: str, lines: list[str], glb: dict[str, Any], cache: boo
     ``<kernel dir>/<name>.py`` and imports it, with ``glb`` among its globals: Numba
     compiles the handler, or with ``cache`` loads it from its disk cache next to the
     file. A damaged cache entry is dropped and compiled again; an unwritable one
-    means no cache. Returns the module (``module.handler``, ``module.__source__``)."""
+    means no cache. Without ``cache`` the file goes to a directory of this process.
+    Returns the module (``module.handler``, ``module.__source__``)."""
     import importlib.util
     import warnings
     source = _PROLOGUE.format(name=name, cache=cache) + "\n".join(lines) + "\n"
-    path = os.path.join(_kernel_dir(), f"{name}.py")
+    path = os.path.join(_kernel_dir(shared=cache), f"{name}.py")
     try:
         with open(path) as f:
             same = f.read() == source
