@@ -311,11 +311,11 @@ def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
     lines += ["    return ptr(0)"]
     # the file name covers the code the machine code comes from: the wrapper's structure
     # (``name``), hlograph's host runtime and the module defining the implementation
-    version = _code_version(factory) if cache else None
+    version = code_version([factory]) if cache else None
     cache = version is not None
     file_name = f"{name}_{version}" if cache else name
     try:
-        module = _load_generated(file_name, lines, glb, cache)
+        module = load_generated(file_name, handler_source(file_name, lines, cache), glb, cache)
     except Exception as e:  # noqa: BLE001
         raise HostCompileError(f"Numba cannot compile the in-module host call of {op}: "
                                f"{_numba_reason(e)}") from e
@@ -327,32 +327,46 @@ def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
 _CODE_VERSIONS: dict[str, str | None] = {}
 
 
-def _code_version(factory: Callable) -> str | None:
-    """A hash of the sources a wrapper's machine code depends on: the files of
-    hlograph's host runtime and the file defining ``factory``; None when that file
-    cannot be read (code typed into a notebook or a REPL): such wrappers are not
-    cached on disk, since an edited implementation could not be told apart. (As
-    with Numba's own cache, helpers the implementation imports from other files
-    are not covered.)"""
+def code_version(factories) -> str | None:
+    """A hash of the sources the machine code of generated Numba modules depends
+    on: the files of hlograph's host runtime and the files defining the host
+    implementations ``factories``; None when one of those cannot be read (code
+    typed into a notebook or a REPL): such code is not cached on disk, since an
+    edited implementation could not be told apart. (As with Numba's own cache,
+    helpers an implementation imports from other files are not covered.)"""
     import inspect
-    try:
-        where = inspect.getsourcefile(factory)
-    except TypeError:
-        where = None
-    if where is None:
+    runtime = _file_hash(os.path.dirname(os.path.abspath(__file__)))
+    if runtime is None:
         return None
-    if where not in _CODE_VERSIONS:
-        h = hashlib.sha1()
-        here = os.path.dirname(os.path.abspath(__file__))
-        files = sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".py"))
+    h = hashlib.sha1(runtime.encode())
+    for factory in factories:
         try:
-            for path in files + [where]:
-                with open(path, "rb") as f:
-                    h.update(f.read())
-            _CODE_VERSIONS[where] = h.hexdigest()[:10]
+            where = inspect.getsourcefile(factory)
+        except TypeError:
+            where = None
+        digest = None if where is None else _file_hash(where)
+        if digest is None:
+            return None
+        h.update(digest.encode())
+    return h.hexdigest()[:10]
+
+
+def _file_hash(path: str) -> str | None:
+    """sha1 of a file (of the .py files of a directory), remembered per process."""
+    if path not in _CODE_VERSIONS:
+        try:
+            if os.path.isdir(path):
+                files = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
+            else:
+                files = [path]
+            h = hashlib.sha1()
+            for f in files:
+                with open(f, "rb") as fh:
+                    h.update(fh.read())
+            _CODE_VERSIONS[path] = h.hexdigest()
         except OSError:
-            _CODE_VERSIONS[where] = None
-    return _CODE_VERSIONS[where]
+            _CODE_VERSIONS[path] = None
+    return _CODE_VERSIONS[path]
 
 
 def _numba_reason(error: Exception) -> str:
@@ -478,16 +492,21 @@ def _drop_numba_cache(path: str, name: str) -> None:
                 pass
 
 
-def _load_generated(name: str, lines: list[str], glb: dict[str, Any], cache: bool = True):
-    """Writes the handler ``lines`` (a ``def handler(frame_p):``) as the module
+def handler_source(name: str, lines: list[str], cache: bool) -> str:
+    """The module source of the FFI handler ``lines`` (a ``def handler(frame_p):``)."""
+    return _PROLOGUE.format(name=name, cache=cache) + "\n".join(lines) + "\n"
+
+
+def load_generated(name: str, source: str, glb: dict[str, Any], cache: bool = True):
+    """Writes ``source`` (Numba-compiled functions whose decorators say
+    ``cache=True``, or ``cache=False`` without ``cache``) as the module
     ``<kernel dir>/<name>.py`` and imports it, with ``glb`` among its globals: Numba
-    compiles the handler, or with ``cache`` loads it from its disk cache next to the
-    file. A damaged cache entry is dropped and compiled again; an unwritable one
+    compiles its functions, or with ``cache`` loads them from its disk cache next to
+    the file. A damaged cache entry is dropped and compiled again; an unwritable one
     means no cache. Without ``cache`` the file goes to a directory of this process.
-    Returns the module (``module.handler``, ``module.__source__``)."""
+    Returns the module (its ``__source__`` is ``source``)."""
     import importlib.util
     import warnings
-    source = _PROLOGUE.format(name=name, cache=cache) + "\n".join(lines) + "\n"
     path = os.path.join(_kernel_dir(shared=cache), f"{name}.py")
     try:
         with open(path) as f:
@@ -542,7 +561,7 @@ def kernel_target(name: str, n_in: int, n_out: int, body: list[str]) -> str:
             return name
         lines = _handler_head(n_in, n_out) + body + ["    return ptr(0)"]
         try:
-            module = _load_generated(name, lines, {})
+            module = load_generated(name, handler_source(name, lines, True), {})
         except Exception as e:  # noqa: BLE001
             from .segment import HostCompileError
             raise HostCompileError(f"Numba cannot compile the kernel {name}: {_numba_reason(e)}") from e

@@ -340,7 +340,7 @@ def test_wrappers_of_code_without_a_source_file_are_not_cached_on_disk(tmp_path,
             "    return impl\n")
     exec(compile(code, "<typed-in>", "exec"), namespace)
     linecache.cache.pop("<typed-in>", None)
-    assert ffi._code_version(namespace["factory"]) is None
+    assert ffi.code_version([namespace["factory"]]) is None
 
     class Triple(Op):
         def make_node(self, x):

@@ -146,3 +146,57 @@ def test_numpy_names_dispatch_to_host_ops_for_graph_values(fill, rng):
     g = hg.Graph([x, n, r], outs)
     v = {"some": rng.normal(size=6), "none": -np.ones(6), "all": np.full(6, 2.0)}[fill]
     compare_with_perform(g, [v, np.int64(4 if fill != "none" else 0), np.array([0, 1, 2, 0, 3, 1])])
+
+
+_SEGMENT_PROCESS = r"""
+import json
+import numpy as np
+import hlograph as hg
+from hlograph.runtime.host import segment
+
+x = hg.tensor("x", (None,), "float64")
+fn = hg.compile(hg.Graph([x], hg.unique(hg.floor(x)[x > 0]) * 2))
+out = fn(np.array([1.5, -2.0, 3.2, 1.1, 7.0])).tolist()
+(seg,) = segment._SEGMENTS.values()
+print(json.dumps({"out": out, "hits": sum(seg.jitted.stats.cache_hits.values()),
+                  "misses": sum(seg.jitted.stats.cache_misses.values())}))
+"""
+
+
+def test_a_new_process_loads_host_segments_from_disk(tmp_path):
+    # the first process compiles the segment's Numba function into <cache>/numba;
+    # the second loads its machine code
+    import json
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "run.py"
+    script.write_text(_SEGMENT_PROCESS)
+    env = dict(os.environ, HLOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
+    reports = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    first, second = reports
+    assert first["out"] == second["out"] == [2.0, 6.0, 14.0]
+    assert (first["hits"], first["misses"]) == (0, 1)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert len(list((tmp_path / "cache" / "numba").glob("hlograph_segment_*.py"))) == 1
+
+
+def test_segment_structure_text_covers_constants_and_props():
+    # the text names a segment's compiled function on disk: equal for the same
+    # structure built again, different for other constants or props
+    from hlograph.runtime.host.segment import _structure_key, _structure_text
+
+    def text(values, **kwargs):
+        out = hg.unique(hg.as_variable(np.array(values, np.int64)), **kwargs)
+        node = (out[0] if kwargs else out).owner
+        return _structure_text(_structure_key([node], [], node.outputs))
+
+    a = text([1, 2, 2])
+    assert a == text([1, 2, 2])
+    assert a != text([1, 2, 3])
+    assert a != text([1, 2, 2], return_counts=True)
