@@ -15,7 +15,7 @@ import hlograph as hg
 from hlograph.frontend.types import DTYPES, is_complex, is_float
 
 __all__ = ["compare_with_perform", "assert_same", "TOLERANCE", "random_array", "code_blocks",
-           "run_filecheck"]
+           "run_filecheck", "run_in_new_processes"]
 
 #: default (rtol, atol) per dtype; integers and bools compare exactly
 TOLERANCE = {
@@ -110,3 +110,21 @@ def run_filecheck(check_file: pathlib.Path, output: str) -> subprocess.Completed
     exe = shutil.which("filecheck", path=str(pathlib.Path(sys.executable).parent)) or shutil.which("filecheck")
     assert exe, "filecheck is part of the test extra"
     return subprocess.run([exe, str(check_file)], input=output, text=True, capture_output=True)
+
+
+def run_in_new_processes(tmp_path: pathlib.Path, source: str, times: int = 2) -> list[dict]:
+    """Runs the script ``source`` in ``times`` new Python processes, one after the
+    other, sharing the cache directory ``tmp_path / "cache"``; returns the JSON object
+    each printed on its last line."""
+    import json
+    import os
+    script = tmp_path / "run.py"
+    script.write_text(source)
+    env = dict(os.environ, HLOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
+    reports = []
+    for _ in range(times):
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return reports

@@ -13,7 +13,7 @@ from hlograph.frontend.ops import dynamic as dyn
 from hlograph.runtime.host import ffi
 from hlograph.runtime.host.segment import HostCompileError
 from hlograph.runtime.partition import DEVICE, HOST, partition
-from hlograph.tests.helpers import assert_same, compare_with_perform, random_array
+from hlograph.tests.helpers import assert_same, compare_with_perform, random_array, run_in_new_processes
 
 
 def mask_graph(dtype, shape=(4, 3)):
@@ -288,19 +288,7 @@ def test_a_new_process_loads_the_wrapper_from_disk(tmp_path):
     # the first process compiles the wrapper and Numba keeps it next to its generated
     # module in <cache>/numba; the second loads it (no Numba compile of the wrapper) and
     # its error path still finds the op (its key is derived from the target's name)
-    import json
-    import os
-    import subprocess
-    import sys
-    script = tmp_path / "run.py"
-    script.write_text(_SECOND_PROCESS)
-    env = dict(os.environ, HLOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
-    reports = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
-        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    reports = run_in_new_processes(tmp_path, _SECOND_PROCESS)
     first, second = reports
     assert first["out"] == second["out"] == [4, 3, 5, 3, 3]
     for r in reports:

@@ -8,7 +8,7 @@ import pytest
 import hlograph as hg
 from hlograph import Apply, Op, TensorType
 from hlograph.runtime.partition import DEVICE, HOST, partition
-from hlograph.tests.helpers import compare_with_perform
+from hlograph.tests.helpers import compare_with_perform, run_in_new_processes
 
 
 class Positives(Op):
@@ -166,19 +166,7 @@ print(json.dumps({"out": out, "hits": sum(seg.jitted.stats.cache_hits.values()),
 def test_a_new_process_loads_host_segments_from_disk(tmp_path):
     # the first process compiles the segment's Numba function into <cache>/numba;
     # the second loads its machine code
-    import json
-    import os
-    import subprocess
-    import sys
-    script = tmp_path / "run.py"
-    script.write_text(_SEGMENT_PROCESS)
-    env = dict(os.environ, HLOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
-    reports = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
-        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    reports = run_in_new_processes(tmp_path, _SEGMENT_PROCESS)
     first, second = reports
     assert first["out"] == second["out"] == [2.0, 6.0, 14.0]
     assert (first["hits"], first["misses"]) == (0, 1)
