@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..runtime.args import native_byte_order
 from .mlir import DeviceArray, set_x64_local, swap_x64_local
 
 __all__ = ["Dispatching", "PyDispatching", "CDispatching", "IMPLEMENTATION", "direct_dtypes"]
@@ -70,7 +71,7 @@ class PyDispatching:
         if _x64_neutral(self.__direct, args):
             out = dispatch(*args)
         else:
-            args = [_native(a) for a in args]
+            args = [native_byte_order(a) for a in args]
             prev = swap_x64_local(True)
             try:
                 out = dispatch(*args)
@@ -95,14 +96,6 @@ def _x64_neutral(direct: tuple, args: tuple) -> bool:
     return True
 
 
-def _native(a: Any) -> Any:
-    """A NumPy array in its dtype's native byte order (same values); anything
-    else as it is. (jaxlib's dispatcher would read the bytes as native ones.)"""
-    if isinstance(a, np.ndarray) and not a.dtype.isnative:
-        return a.astype(a.dtype.newbyteorder("="))
-    return a
-
-
 def _load_c():
     if os.environ.get("HLOGRAPH_PURE_PYTHON_DISPATCH", "") not in ("", "0"):
         return None
@@ -110,7 +103,7 @@ def _load_c():
         from . import _dispatch
     except ImportError:
         return None
-    _dispatch.configure(swap_x64_local, set_x64_local, np.asarray, _native, DeviceArray, np.ndarray,
+    _dispatch.configure(swap_x64_local, set_x64_local, np.asarray, native_byte_order, DeviceArray, np.ndarray,
                         np.empty(0, np.float32))
     return _dispatch
 

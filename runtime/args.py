@@ -11,7 +11,7 @@ from ..frontend.types import TensorType, as_dtype, dtype_name
 from ..lowering import mlir
 from ..lowering.mlir import DeviceArray
 
-__all__ = ["describe", "check_argument", "from_dlpack", "check_arguments", "check_count", "ArgumentChecker",
+__all__ = ["describe", "check_argument", "native_byte_order", "from_dlpack", "check_arguments", "check_count", "ArgumentChecker",
            "signature_of", "spec_type"]
 
 _PY_KINDS = {bool: "b", int: "iubfc", float: "fc", complex: "c"}
@@ -73,6 +73,15 @@ def from_dlpack(value: Any, where: str = "argument") -> Any:
         raise TypeError(f"{where}: cannot import {type(value).__name__} through DLPack: {e}") from None
 
 
+def native_byte_order(value: Any) -> Any:
+    """``value`` itself, or for a NumPy array or scalar whose dtype is not in native
+    byte order, a copy in native order with the same values (XLA, and jaxlib's
+    dispatcher, read an array's bytes as native ones)."""
+    if isinstance(value, (np.ndarray, np.generic)) and not value.dtype.isnative:
+        return value.astype(value.dtype.newbyteorder("="))
+    return value
+
+
 def check_argument(value: Any, t: TensorType, inputs: Sequence[Variable], i: int) -> Any:
     """Returns ``value`` as a NumPy array or a jax array when it fits ``t``; raises
     TypeError (not an array, wrong dtype) or ValueError (wrong shape) otherwise."""
@@ -81,6 +90,7 @@ def check_argument(value: Any, t: TensorType, inputs: Sequence[Variable], i: int
     if (type(value) is not DeviceArray and not isinstance(value, (np.ndarray, np.generic))
             and hasattr(value, "__dlpack__")):
         value = from_dlpack(value, describe(inputs, i))
+    value = native_byte_order(value)
     ds = _value_dtype_shape(value)
     if ds is None:
         if isinstance(value, (list, tuple)):
@@ -91,9 +101,6 @@ def check_argument(value: Any, t: TensorType, inputs: Sequence[Variable], i: int
                 f"{describe(inputs, i)}: expected an array of {t}, got {type(value).__name__}"
             )
     dt, shape = ds
-    if not dt.isnative and isinstance(value, (np.ndarray, np.generic)):
-        value = value.astype(dt.newbyteorder("="))  # the same values, in the byte order XLA reads
-        dt = value.dtype
     if dt != t.dtype:
         raise TypeError(f"{describe(inputs, i)}: expected dtype {dtype_name(t.dtype)} ({t}), "
                         f"got {dtype_name(dt)}{list(shape)}")

@@ -24,6 +24,7 @@ import numpy as np
 from ..lowering import mlir
 from ..lowering.mlir import func, ir
 from . import pjrt
+from .args import native_byte_order
 from .checks import (Check, CheckError, CheckOutcome, check_kind, count_checks, evaluate_check,
                      extract_checks, format_location, normalize_checks, rewrite_check_syntax, walk_ops)
 
@@ -454,6 +455,7 @@ def _check_argument(value: Any, spec: ArraySpec, i: int) -> Any:
             return np.asarray(value, dtype=spec.dtype)
         except OverflowError:
             raise ValueError(f"{where}: {value!r} does not fit {spec}") from None
+    value = native_byte_order(value)
     dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
     if dtype is None or shape is None:
         if not isinstance(value, (list, tuple)):
@@ -461,9 +463,6 @@ def _check_argument(value: Any, spec: ArraySpec, i: int) -> Any:
                             f"got {type(value).__name__}")
         value = np.asarray(value)
         dtype, shape = value.dtype, value.shape
-    if not np.dtype(dtype).isnative and isinstance(value, (np.ndarray, np.generic)):
-        value = value.astype(np.dtype(dtype).newbyteorder("="))  # same values, the byte order XLA reads
-        dtype = value.dtype
     got = ArraySpec(np.dtype(dtype), tuple(shape), "")
     if got.dtype != spec.dtype:
         raise TypeError(f"{where}: expected {spec} ({spec.mlir_type}), got {got}")

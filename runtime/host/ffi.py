@@ -57,6 +57,7 @@ from ...frontend.graph import Apply, Constant, Op, Variable
 from ...frontend.types import DTYPES, TensorType
 from ...lowering.registry import has_rule
 from .registry import get_impl, has_impl
+from .segment import HostCompileError, _numba
 
 __all__ = ["ENV_VAR", "enabled", "runs_in_module", "host_call_rule", "host_call_target",
            "HostCallTarget", "lower_host_call"]
@@ -270,8 +271,7 @@ def _buffer_source(var: str, table: str, index: int, ndim: int, dtype: str) -> l
 def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
     """Generates the wrapper of ``node``'s host implementation and compiles it (with
     ``cache``: loads it from Numba's disk cache when an earlier process compiled it)."""
-    from .segment import HostCompileError
-    numba = _kernels.numba
+    numba = _numba()
     op = node.op
     factory = get_impl(op)
     try:
@@ -324,7 +324,7 @@ def _compile(node: Apply, name: str, cache: bool) -> HostCallTarget:
                           module.__source__)
 
 
-_CODE_VERSIONS: dict[str, str | None] = {}
+_FILE_HASHES: dict[str, str | None] = {}
 
 
 def code_version(factories) -> str | None:
@@ -353,7 +353,7 @@ def code_version(factories) -> str | None:
 
 def _file_hash(path: str) -> str | None:
     """sha1 of a file (of the .py files of a directory), remembered per process."""
-    if path not in _CODE_VERSIONS:
+    if path not in _FILE_HASHES:
         try:
             if os.path.isdir(path):
                 files = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
@@ -363,10 +363,10 @@ def _file_hash(path: str) -> str | None:
             for f in files:
                 with open(f, "rb") as fh:
                     h.update(fh.read())
-            _CODE_VERSIONS[path] = h.hexdigest()
+            _FILE_HASHES[path] = h.hexdigest()
         except OSError:
-            _CODE_VERSIONS[path] = None
-    return _CODE_VERSIONS[path]
+            _FILE_HASHES[path] = None
+    return _FILE_HASHES[path]
 
 
 def _numba_reason(error: Exception) -> str:
@@ -419,19 +419,6 @@ def failure_message(key: int, frame_addr: int) -> np.ndarray:
                         f"of type {TensorType(o.dtype, o.shape)}")
                 break
     return np.frombuffer(text.encode("utf-8", "replace") + b"\0", np.uint8).copy()
-
-
-class _Kernels:
-    """Numba, imported on first use (it loads in ~1 s); the helpers every wrapper calls
-    are in ffi_kernels.py, which the generated modules import."""
-
-    @property
-    def numba(self):
-        import numba
-        return numba
-
-
-_kernels = _Kernels()
 
 
 # --- library kernels: fixed Numba loops that write straight into the result buffers ----------
@@ -530,7 +517,7 @@ def load_generated(name: str, source: str, glb: dict[str, Any], cache: bool = Tr
         with warnings.catch_warnings():
             # code Numba cannot cache (e.g. an implementation holding dynamic
             # globals) is compiled in this process only; that needs no warning
-            warnings.simplefilter("ignore", _kernels.numba.NumbaWarning)
+            warnings.simplefilter("ignore", _numba().NumbaWarning)
             if text is None:
                 spec.loader.exec_module(module)
             else:
@@ -563,7 +550,6 @@ def kernel_target(name: str, n_in: int, n_out: int, body: list[str]) -> str:
         try:
             module = load_generated(name, handler_source(name, lines, True), {})
         except Exception as e:  # noqa: BLE001
-            from .segment import HostCompileError
             raise HostCompileError(f"Numba cannot compile the kernel {name}: {_numba_reason(e)}") from e
         from ...lowering.mlir import register_host_call_target
         register_host_call_target(name, module.handler.address)

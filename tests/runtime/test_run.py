@@ -86,6 +86,15 @@ def test_load_runs_main_with_arguments(rng):
     np.testing.assert_array_equal(out, a + b)
 
 
+def test_load_reads_arrays_of_the_other_byte_order_by_value(rng):
+    f = load(ADD)
+    a, b = rng.standard_normal((2, 3)).astype(np.float32), rng.standard_normal((2, 3)).astype(np.float32)
+    swapped = a.astype(a.dtype.newbyteorder())
+    np.testing.assert_array_equal(f(swapped, b), a + b)
+    with pytest.raises(TypeError, match=r"argument 1: expected float32\[2,3\].*got float64\[2,3\]"):
+        f(a, b.astype(">f8"))
+
+
 def test_load_multiple_results_are_a_tuple(rng):
     a = rng.integers(-100, 100, 4).astype(np.int32)
     sq, neg = load(TWO_RESULTS)(a)
