@@ -74,11 +74,11 @@ def _info(args: argparse.Namespace) -> int:
     import numpy as np
 
     import hlograph as hg
-    from hlograph.lowering import mlir
+    from .xla import pjrt
     from hlograph.runtime import devices
 
     print(f"hlograph {hg.__version__}")
-    print(f"jax/jaxlib {mlir.JAX_VERSION}, numpy {np.__version__}")
+    print(f"jax/jaxlib {pjrt.JAX_VERSION}, numpy {np.__version__}")
     for platform, found in devices.available_platforms().items():
         if isinstance(found, str):
             print(f"{platform}: not available")

@@ -21,8 +21,8 @@ os.environ["HLOGRAPH_CACHE_DIR"] = "off"
 import numpy as np  # noqa: E402
 
 import hlograph as hg  # noqa: E402
-from hlograph.lowering.mlir import ir  # noqa: E402
-from hlograph.runtime import pjrt  # noqa: E402
+from hlograph.xla.mlir import ir  # noqa: E402
+from hlograph.runtime import executable  # noqa: E402
 
 
 def _rss_mib() -> float:
@@ -47,7 +47,7 @@ def main(argv=None) -> int:
         if (i + 1) % 100 == 0:
             gc.collect()
             ms = (time.perf_counter() - t0) / (i + 1) * 1e3
-            print(f"{i + 1:>7} {_rss_mib():>8.0f} {pjrt.cache_size():>12} "
+            print(f"{i + 1:>7} {_rss_mib():>8.0f} {executables.cache_size():>12} "
                   f"{ir.Context._get_live_count():>14} {ms:>9.1f}")
     return 0
 

@@ -28,7 +28,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from hlograph.lowering.mlir import ir, make_context  # noqa: E402
+from hlograph.xla.mlir import ir, make_context  # noqa: E402
 from hlograph.passes import PIPELINES, run  # noqa: E402
 from hlograph.passes.pipeline import split_pipeline  # noqa: E402
 from hlograph.passes.validation import count_ops  # noqa: E402

@@ -391,11 +391,6 @@ class Graph:
         return f"<Graph {len(self.inputs)} inputs, {len(self.nodes)} nodes, {len(self.outputs)} outputs>"
 
 
-def as_variables(values: Iterable[Any]) -> list[Variable]:
-    from .ops.basic import as_variable
-    return [as_variable(v) for v in values]
-
-
 def subgraph(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> Graph:
     """A Graph computing ``outputs`` from ``inputs``, which may be any Variables
     (outputs of other nodes too): each becomes a fresh input Variable of the same

@@ -28,7 +28,7 @@
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *dispatch;  /* the C++ dispatcher (lowering.mlir.make_dispatcher) */
+    PyObject *dispatch;  /* the C++ dispatcher (xla.pjrt.make_dispatcher) */
     PyObject *direct;    /* tuple: per input, the NumPy dtype that needs no x64 switch, or None */
     int single;          /* one result array (else a tuple) */
 } Dispatching;

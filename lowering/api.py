@@ -11,14 +11,15 @@ import numpy as np
 
 from ..frontend.graph import Graph
 from ..frontend.types import TensorType
-from ..runtime import pjrt
+from ..runtime import executables
 from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from ..runtime.partition import partition
 from .lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
 from .dispatch import Dispatching
-from .mlir import JaxRuntimeError, ir, make_dispatcher, module_fingerprint, module_to_bytecode
+from ..xla.mlir import ir, module_fingerprint, module_to_bytecode
+from ..xla.pjrt import JaxRuntimeError, make_dispatcher
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
@@ -228,11 +229,11 @@ class Lowered:
             return CompiledProgram(self.program)
         bytecode = module_to_bytecode(self._module)
         try:
-            loaded, device = pjrt.compile_bytecode(bytecode, self.platform, self.device,
+            loaded, device = executables.compile_bytecode(bytecode, self.platform, self.device,
                                                    module_fingerprint(self._module))
         except JaxRuntimeError as e:
             raise CompileError(f"XLA could not compile the module for {self.device}: {e}") from None
-        exe = pjrt.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
+        exe = executables.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
         return Compiled(self.graph, exe)
 
     def __str__(self) -> str:
@@ -244,7 +245,7 @@ class Compiled(Dispatching):
     checks the arguments (count, dtype, shape) and returns NumPy arrays (or jax
     arrays), as calling a ``Function`` does."""
 
-    def __init__(self, graph: Graph, executable: pjrt.Executable):
+    def __init__(self, graph: Graph, executable: executables.Executable):
         self.graph = graph
         self.executable = executable
         self._single = single = graph.single_output

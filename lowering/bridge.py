@@ -28,7 +28,8 @@ from typing import Any, Callable, Hashable, Sequence
 
 from ..frontend.types import TensorType
 from .context import LoweringContext
-from .mlir import func, ir, jax_stablehlo_text, merge_mlir_modules
+from ..xla.jax_lowering import jax_stablehlo_text, merge_mlir_modules
+from ..xla.mlir import func, ir
 
 __all__ = ["lower_with_jax"]
 

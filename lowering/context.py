@@ -8,7 +8,7 @@ from typing import Any
 from ..frontend.graph import Apply, Op
 from ..frontend.types import TensorType
 from .emit import broadcast_to
-from .mlir import ir, tensor_type
+from ..xla.mlir import ir, tensor_type
 
 __all__ = ["ModuleContext", "LoweringContext"]
 

@@ -2,7 +2,7 @@
 ``Function``, ``Compiled`` and ``ShardedCompiled``.
 
 Calling an instance runs the jaxlib C++ dispatcher bound to it with ``_bind``
-(see ``lowering.mlir.make_dispatcher``) and returns NumPy arrays, or jax arrays
+(see ``xla.pjrt.make_dispatcher``) and returns NumPy arrays, or jax arrays
 with ``output="device"``: one array when the graph has a single output, else
 a tuple.
 
@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..runtime.args import native_byte_order
-from .mlir import DeviceArray, set_x64_local, swap_x64_local
+from ..xla.pjrt import DeviceArray, set_x64_local, swap_x64_local
 
 __all__ = ["Dispatching", "PyDispatching", "CDispatching", "IMPLEMENTATION", "direct_dtypes"]
 

@@ -8,10 +8,10 @@ from typing import Sequence
 import numpy as np
 
 from ..frontend.types import TensorType, is_complex, is_float
-from .mlir import dense_attr, element_type, hlo, i64_array, ir, tensor_type
+from ..xla.mlir import dense_attr, element_type, hlo, i64_array, ir, tensor_type
 
 __all__ = [
-    "real_dtype", "is_nan", "ordered_compare", "signbit", "constant", "full_like_type", "broadcast_to", "convert", "compare", "compare_type",
+    "real_dtype", "is_nan", "ordered_compare", "signbit", "constant", "broadcast_to", "convert", "compare", "compare_type",
     "ir_type", "scalar_type", "reduce_region",
 ]
 
@@ -40,10 +40,6 @@ def constant(value, dtype: np.dtype, shape: Sequence[int] = ()) -> ir.Value:
     # a one-element buffer with a larger shape makes a splat attribute
     return hlo.constant(ir.DenseElementsAttr.get(arr.reshape(1), type=element_type(arr.dtype),
                                                  shape=list(shape)))
-
-
-def full_like_type(value, t: TensorType) -> ir.Value:
-    return constant(value, t.dtype, t.shape)
 
 
 def broadcast_to(x: ir.Value, from_type: TensorType, shape: Sequence[int]) -> ir.Value:

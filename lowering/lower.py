@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from ..frontend.graph import Apply, Constant, Graph, Variable
 from . import emit
 from .context import LoweringContext, ModuleContext
-from .mlir import func, ir, make_context, tensor_type
+from ..xla.mlir import func, ir, make_context, tensor_type
 from .registry import get_rule, has_rule
 
 __all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError", "CompileError"]

@@ -138,7 +138,7 @@ class CompiledProgram:
         return outs[0] if self._single else tuple(outs)
 
     def _to_device(self, value: np.ndarray):
-        from .mlir import device_putter
+        from ..xla.pjrt import device_putter
         return device_putter(value.dtype, value.shape, self.program.device)(value)
 
     # the Function's dispatcher keeps partitioned graphs on the Python path

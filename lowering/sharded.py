@@ -24,14 +24,14 @@ import numpy as np
 
 from ..frontend.graph import Graph, Variable
 from ..frontend.sharding import Spec, is_spec_object, normalize_spec
-from ..runtime import pjrt
+from ..runtime import executables
 from ..runtime.args import ArgumentChecker
 from ..runtime.cache import compile_cached
 from ..runtime.sharding import Mesh, as_mesh, named_sharding
 from .api import Compiled, Function, Lowered
-from .mlir import (DeviceArray, execute_sharded, ir, lift_inlined_meshes,
-                   make_dispatcher, module_fingerprint, module_to_bytecode, output_partition_specs, put_sharded,
-                   sdy_sharding, sharded_fastpath_data, spmd_compile_options)
+from ..xla.mlir import ir, module_fingerprint, module_to_bytecode
+from ..xla.pjrt import DeviceArray, make_dispatcher
+from ..xla.sdy import execute_sharded, lift_inlined_meshes, output_partition_specs, put_sharded, sdy_sharding, sharded_fastpath_data, spmd_compile_options
 from .lower import LoweringError, attribute_dicts, set_attribute_dicts
 from .rules.sharding import mesh_scope
 
@@ -50,7 +50,7 @@ def sharded_function(graph: Graph, pipeline: str, platform: str | None, mesh: An
                              "(or NamedSharding objects, which carry theirs)")
     mesh = as_mesh(mesh)
     mesh_platform = mesh.device_list[0].platform
-    if platform is not None and pjrt.get_client(platform).platform != mesh_platform:
+    if platform is not None and executables.get_client(platform).platform != mesh_platform:
         raise ValueError(f"the mesh's devices are {mesh_platform} devices, but platform={platform!r}")
     in_specs = _specs(in_shardings, graph.inputs, mesh, "in_shardings")
     out_specs = _specs(out_shardings, graph.outputs, mesh, "out_shardings")
@@ -169,7 +169,7 @@ class ShardedLowered(Lowered):
         """Compiles for the mesh's devices (``num_partitions`` = mesh size) with
         XLA's SPMD partitioner."""
         mesh = self.mesh
-        client = pjrt.get_client(self.platform)
+        client = executables.get_client(self.platform)
         options = spmd_compile_options([d.id for d in mesh.device_list], len(self.in_specs),
                                        [s is None for s in self.out_specs])
         loaded = compile_cached(client, module_to_bytecode(self._module), mesh.device_list, options,

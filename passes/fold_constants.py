@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..lowering.mlir import ir
+from ..xla.mlir import ir
 from .patterns import apply_patterns
 from .patterns.folding import folding_patterns
 from .registry import ModulePass, register

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..lowering.mlir import func, ir
+from ..xla.mlir import func, ir
 from .registry import ModulePass, register
 
 __all__ = ["InlineCallsPass", "inline_calls"]

@@ -128,7 +128,7 @@ def _main(argv: Sequence[str] | None) -> int:
         _list_passes(sys.stdout)
         return 0
 
-    from ..lowering.mlir import ir, make_context
+    from ..xla.mlir import ir, make_context
     from .pipeline import Instrumentation, build_pass_manager, format_diagnostics, run
     from .registry import PassError
 

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Sequence, TextIO
 
-from ..lowering.mlir import hlo, ir, make_context, passmanager
+from ..xla.mlir import hlo, ir, make_context, passmanager
 from .registry import (
     ModulePass, PassError, close_matches, is_registered, make_pass, pass_names,
 )
@@ -350,7 +350,7 @@ def run(module: ir.Module | str, pipeline: str = "O2", *, verify_each: bool = Tr
 
     Args:
         module: an ``ir.Module`` (rewritten in place) or MLIR text (parsed in a
-            fresh context from ``lowering.mlir.make_context()``).
+            fresh context from ``xla.mlir.make_context()``).
         pipeline: e.g. ``"O2"`` or ``"hlograph-fold-constants,canonicalize"``.
         verify_each: run MLIR's verifier after each pass.
         print_ir_after_all: print the module after each top-level item.

@@ -20,7 +20,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..lowering.mlir import ir
+from ..xla.mlir import ir
 
 __all__ = [
     "ModulePass", "PassError", "register", "get_pass", "pass_names", "make_pass",

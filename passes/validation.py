@@ -39,8 +39,8 @@ from typing import Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-from ..lowering import mlir
-from ..lowering.mlir import func, hlo, ir, make_context
+from ..xla import mlir
+from ..xla.mlir import func, hlo, ir, make_context
 from ..runtime.checks import walk_ops
 from ..runtime.load import (ArraySpec, ChecksChangedError, LoadedModule, MLIRDiagnosticError, Prepared,
                             element_dtype, parse_module, prepare)

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..frontend.graph import Variable
 from ..frontend.types import TensorType, as_dtype, dtype_name
-from ..lowering import mlir
-from ..lowering.mlir import DeviceArray
+from ..xla import pjrt
+from ..xla.pjrt import DeviceArray
 
 __all__ = ["describe", "check_argument", "native_byte_order", "from_dlpack", "check_arguments", "check_count", "ArgumentChecker",
            "signature_of", "spec_type"]
@@ -68,7 +68,7 @@ def from_dlpack(value: Any, where: str = "argument") -> Any:
         except (TypeError, BufferError, RuntimeError):
             pass  # e.g. bfloat16, which NumPy does not import: jax does
     try:
-        return mlir.from_dlpack(value)
+        return pjrt.from_dlpack(value)
     except Exception as e:
         raise TypeError(f"{where}: cannot import {type(value).__name__} through DLPack: {e}") from None
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from ..lowering import mlir
+from ..xla import mlir, pjrt
 
 __all__ = [
     "ENV_DIR", "ENV_MAX_BYTES", "DEFAULT_MAX_BYTES", "ExecutableCache", "CacheEntry",
@@ -133,7 +133,7 @@ def get_cache() -> "ExecutableCache | None":
 def cache_key(program: bytes, devices: Sequence, options, runtime: str) -> str:
     """The hex SHA-256 naming the executable of ``program`` (the module's
     bytecode or ``mlir.module_fingerprint``) compiled with ``options`` for
-    ``devices`` by the runtime ``runtime`` (``mlir.runtime_fingerprint(client)``)."""
+    ``devices`` by the runtime ``runtime`` (``pjrt.runtime_fingerprint(client)``)."""
     h = hashlib.sha256()
 
     def part(data: bytes) -> None:
@@ -145,7 +145,7 @@ def cache_key(program: bytes, devices: Sequence, options, runtime: str) -> str:
     part(str(len(devices)).encode())
     for d in devices:
         part(f"{d.platform}|{d.device_kind}|{d.id}".encode())
-    part(mlir.compile_options_fingerprint(options))
+    part(pjrt.compile_options_fingerprint(options))
     part(program)
     return h.hexdigest()
 
@@ -426,14 +426,14 @@ def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerpr
     cache = get_cache()
     if cache is None:
         _count("uncached")
-        return mlir.compile_and_load(client, bytecode, devices, options)
+        return pjrt.compile_and_load(client, bytecode, devices, options)
     program = bytecode if fingerprint is None else fingerprint
-    key = cache_key(program, devices, options, mlir.runtime_fingerprint(client))
+    key = cache_key(program, devices, options, pjrt.runtime_fingerprint(client))
     with _key_locks.hold(key):
         payload = cache.read(key)
         if payload is not None:
             try:
-                loaded = mlir.deserialize_executable(client, payload, devices, options)
+                loaded = pjrt.deserialize_executable(client, payload, devices, options)
             except Exception:  # jaxlib cannot load it (a stray file with a valid header)
                 _count("corrupt")
             else:
@@ -441,9 +441,9 @@ def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerpr
                 _count("hits")
                 return loaded
         _count("misses")
-        loaded = mlir.compile_and_load(client, bytecode, devices, options)
+        loaded = pjrt.compile_and_load(client, bytecode, devices, options)
         try:
-            payload = mlir.serialize_executable(loaded)
+            payload = pjrt.serialize_executable(loaded)
         except Exception:  # executables this platform cannot serialize stay uncached
             _count("write_errors")
             return loaded

@@ -44,7 +44,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..lowering.mlir import func, hlo, ir
+from ..xla.mlir import func, hlo, ir
 
 __all__ = [
     "CHECK_KINDS", "Check", "CheckError", "CheckOutcome", "CheckSyntaxError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..lowering import mlir
+from ..xla import pjrt
 
 __all__ = ["PLATFORMS", "check_platform", "check_device", "default_platform", "devices", "resolve_device",
            "available_platforms"]
@@ -27,7 +27,7 @@ def check_platform(platform: str | None) -> None:
 
 def check_device(device: Any) -> None:
     """Raises TypeError unless ``device`` is None, an int index or a jax Device."""
-    if device is None or mlir.is_device(device):
+    if device is None or pjrt.is_device(device):
         return
     if not isinstance(device, int) or isinstance(device, bool):
         raise TypeError(f"device must be None, an int or a jax Device, got {type(device).__name__}")
@@ -35,7 +35,7 @@ def check_device(device: Any) -> None:
 
 def default_platform() -> str:
     """The best platform available here (jax's default backend)."""
-    return mlir.default_platform()
+    return pjrt.default_platform()
 
 
 def get_client(platform: str | None = None):
@@ -43,7 +43,7 @@ def get_client(platform: str | None = None):
     naming the platform when it is not available here."""
     check_platform(platform)
     try:
-        return mlir.get_backend(platform)
+        return pjrt.get_backend(platform)
     except RuntimeError as e:
         raise RuntimeError(f"platform {platform!r} is not available here: {e}") from None
 
@@ -70,7 +70,7 @@ def resolve_device(platform: str | None, device: Any = None):
     """
     check_platform(platform)
     check_device(device)
-    if not mlir.is_device(device):
+    if not pjrt.is_device(device):
         local = devices(platform)
         index = 0 if device is None else device
         if not -len(local) <= index < len(local):

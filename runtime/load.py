@@ -21,9 +21,9 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-from ..lowering import mlir
-from ..lowering.mlir import func, ir
-from . import pjrt
+from ..xla import mlir, pjrt
+from ..xla.mlir import element_dtype, func, ir
+from . import executables
 from .args import native_byte_order
 from .checks import (Check, CheckError, CheckOutcome, check_kind, count_checks, evaluate_check,
                      extract_checks, format_location, normalize_checks, rewrite_check_syntax, walk_ops)
@@ -34,18 +34,6 @@ __all__ = [
 ]
 
 _BYTECODE_MAGIC = b"ML\xefR"
-_FLOAT_TYPES = {
-    "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-}
-_ML_FLOATS = {  # MLIR spelling -> ml_dtypes name
-    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz",
-    "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E4M3B11FNUZ": "float8_e4m3b11fnuz",
-    "f8E4M3": "float8_e4m3", "f8E3M4": "float8_e3m4", "f8E8M0FNU": "float8_e8m0fnu",
-    "f4E2M1FN": "float4_e2m1fn", "f6E2M3FN": "float6_e2m3fn", "f6E3M2FN": "float6_e3m2fn",
-}
-_SMALL_INTS = {("i", 4): "int4", ("u", 4): "uint4", ("i", 2): "int2", ("u", 2): "uint2"}
-_INT_TYPE = re.compile(r"^(i|si|ui)(\d+)$")
 
 
 class MLIRDiagnosticError(ValueError):
@@ -103,34 +91,8 @@ class ArraySpec:
         return len(self.shape)
 
     def __str__(self) -> str:
-        name = "bfloat16" if self.dtype == _FLOAT_TYPES["bf16"] else self.dtype.name
+        name = "bfloat16" if self.dtype == np.dtype(ml_dtypes.bfloat16) else self.dtype.name
         return f"{name}[{','.join(map(str, self.shape))}]"
-
-
-def element_dtype(t: ir.Type) -> np.dtype:
-    """The NumPy dtype of an MLIR element type (i1 -> bool, ui8 -> uint8, bf16 ->
-    ml_dtypes.bfloat16, complex<f32> -> complex64, f8E4M3FN -> float8_e4m3fn, ...)."""
-    text = str(t)
-    if text == "i1":
-        return np.dtype(np.bool_)
-    m = _INT_TYPE.match(text)
-    if m:
-        kind = "u" if m.group(1) == "ui" else "i"
-        width = int(m.group(2))
-        if width in (8, 16, 32, 64):
-            return np.dtype(f"{'uint' if kind == 'u' else 'int'}{width}")
-        name = _SMALL_INTS.get((kind, width))
-        if name and hasattr(ml_dtypes, name):
-            return np.dtype(getattr(ml_dtypes, name))
-    if text in _FLOAT_TYPES:
-        return _FLOAT_TYPES[text]
-    if text in _ML_FLOATS and hasattr(ml_dtypes, _ML_FLOATS[text]):
-        return np.dtype(getattr(ml_dtypes, _ML_FLOATS[text]))
-    if text == "complex<f32>":
-        return np.dtype(np.complex64)
-    if text == "complex<f64>":
-        return np.dtype(np.complex128)
-    raise TypeError(f"element type {text} has no NumPy equivalent")
 
 
 def _spec(t: ir.Type, what: str) -> ArraySpec:
@@ -408,13 +370,13 @@ def _evaluate_call(module: ir.Module, entry: str, callee: str, platform: str | N
     return [np.asarray(r) for r in exe.run([])]
 
 
-def _compile(module: ir.Module, in_specs, out_specs, platform: str | None) -> pjrt.Executable:
+def _compile(module: ir.Module, in_specs, out_specs, platform: str | None) -> executables.Executable:
     bytecode = mlir.module_to_bytecode(module)
     try:
-        loaded, device = pjrt.compile_bytecode(bytecode, platform, fingerprint=mlir.module_fingerprint(module))
-    except mlir.JaxRuntimeError as e:
+        loaded, device = executables.compile_bytecode(bytecode, platform, fingerprint=mlir.module_fingerprint(module))
+    except pjrt.JaxRuntimeError as e:
         raise RuntimeError(f"PJRT could not compile the module: {e}") from None
-    return pjrt.Executable(loaded, device, in_specs, out_specs)
+    return executables.Executable(loaded, device, in_specs, out_specs)
 
 
 # --------------------------------------------------------------------------- #
@@ -498,7 +460,7 @@ class LoadedModule:
         values = self.check_arguments(args)
         try:
             outputs = [np.asarray(r) for r in self._exe.run(values)]
-        except mlir.JaxRuntimeError as e:
+        except pjrt.JaxRuntimeError as e:
             raise RuntimeError(f"PJRT failed to run the module: {e}") from None
         n = len(self.out_specs)
         outcomes = [evaluate_check(c, [outputs[i] for i in c.outputs], probe_dir=probe_dir)

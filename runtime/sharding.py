@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..frontend.sharding import P, Spec, format_spec, normalize_spec
-from ..lowering import mlir
+from ..xla import pjrt, sdy
 
 __all__ = ["Mesh", "make_mesh", "as_mesh", "P"]
 
@@ -50,7 +50,7 @@ class Mesh:
         sizes = tuple(int(s) for s in sizes)
         size = math.prod(sizes)
         if devices is None:
-            available = mlir.platform_devices(platform)
+            available = pjrt.platform_devices(platform)
             if size > len(available):
                 raise ValueError(
                     f"Mesh{dict(zip(names, sizes))} needs {size} devices but platform "
@@ -67,12 +67,12 @@ class Mesh:
                 raise ValueError("Mesh: a device appears twice in devices")
         grid = np.empty(sizes, dtype=object)
         grid.reshape(-1)[:] = flat
-        self._init(mlir.make_jax_mesh(grid, names))
+        self._init(sdy.make_jax_mesh(grid, names))
 
     @classmethod
     def from_jax(cls, mesh: Any) -> "Mesh":
         """The hlograph mesh of a ``jax.sharding.Mesh`` (same devices, same axes)."""
-        if not isinstance(mesh, mlir.JaxMesh):
+        if not isinstance(mesh, sdy.JaxMesh):
             raise TypeError(f"expected a jax.sharding.Mesh, got {type(mesh).__name__}")
         self = cls.__new__(cls)
         self._init(mesh)
@@ -158,7 +158,7 @@ def as_mesh(mesh: Any) -> Mesh:
     """``mesh`` (an hlograph ``Mesh`` or a ``jax.sharding.Mesh``) as a ``Mesh``."""
     if isinstance(mesh, Mesh):
         return mesh
-    if isinstance(mesh, mlir.JaxMesh):
+    if isinstance(mesh, sdy.JaxMesh):
         return Mesh.from_jax(mesh)
     raise TypeError(f"mesh must be a hlograph.Mesh or a jax.sharding.Mesh, got {type(mesh).__name__}")
 
@@ -168,4 +168,4 @@ def named_sharding(mesh: Mesh, spec: Spec) -> Any:
     entries = [None if not axes else axes[0] if len(axes) == 1 else axes for axes in spec]
     while entries and entries[-1] is None:
         entries.pop()
-    return mlir.NamedSharding(mesh.jax_mesh, mlir.PartitionSpec(*entries))
+    return sdy.NamedSharding(mesh.jax_mesh, sdy.PartitionSpec(*entries))

@@ -13,7 +13,7 @@ from ...frontend.graph import Apply
 from ...frontend.ops.assertion import AfterCheck, Check, CheckError
 from ...runtime.host.registry import register as register_host
 from ..context import LoweringContext
-from ..mlir import ir
+from ...xla.mlir import ir
 from ..registry import register
 
 

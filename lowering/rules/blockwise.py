@@ -17,7 +17,7 @@ from ...frontend.types import DTYPES, TensorType
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant
 from ..lower import emit_nodes
-from ..mlir import hlo, ir
+from ...xla.mlir import hlo, ir
 from ..registry import register
 
 #: batches up to this size are unrolled; larger ones loop

@@ -9,7 +9,7 @@ import numpy as np
 from ...frontend.ops import construct as cs
 from ..context import LoweringContext
 from ..emit import constant
-from ..mlir import hlo, i64_array, ir
+from ...xla.mlir import hlo, i64_array, ir
 from ..registry import register
 
 

@@ -17,7 +17,7 @@ from ...frontend.types import DTYPES, TensorType
 from ..context import LoweringContext
 from ..emit import compare, constant, scalar_type
 from ..lower import emit_nodes, value_of
-from ..mlir import func, hlo, i64_array, ir, tensor_type
+from ...xla.mlir import func, hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 

@@ -8,7 +8,7 @@ from ...frontend.ops.conv import ConvGeneralDilated
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import convert
-from ..mlir import element_type, hlo, ir
+from ...xla.mlir import element_type, hlo, ir
 from ..registry import register
 
 _HALF = (DTYPES["float16"], DTYPES["bfloat16"])

@@ -13,7 +13,7 @@ from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import compare, constant, convert, is_nan, ordered_compare, signbit
-from ..mlir import chlo, hlo, ir
+from ...xla.mlir import chlo, hlo, ir
 from ..registry import register
 
 

@@ -19,7 +19,7 @@ from ...frontend.ops.indexing import slice_length
 from ...frontend.types import DTYPES, TensorType
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant, convert, is_nan, reduce_region, scalar_type
-from ..mlir import hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 

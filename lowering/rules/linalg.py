@@ -15,7 +15,8 @@ from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import convert
 from ..bridge import lower_with_jax
-from ..mlir import element_type, hlo, i64_array, ir, jnp, jsp_linalg, tensor_type
+from ...xla.jax_lowering import jnp, jsp_linalg
+from ...xla.mlir import element_type, hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 

@@ -20,7 +20,7 @@ from ...frontend.ops import random as rnd
 from ...frontend.types import DTYPES, TensorType
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant, convert, scalar_type
-from ..mlir import chlo, hlo, i64_array, ir, tensor_type
+from ...xla.mlir import chlo, hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 _UINT32, _UINT64, _INT64 = DTYPES["uint32"], DTYPES["uint64"], DTYPES["int64"]

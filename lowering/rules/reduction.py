@@ -13,7 +13,7 @@ from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import (compare, constant, convert, is_nan, ordered_compare,
                     reduce_region, scalar_type)
-from ..mlir import hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 _BOOL, _INT64 = DTYPES["bool"], DTYPES["int64"]
@@ -320,7 +320,7 @@ _HOST_LOOP_MIN = 1 << 15
 
 def _host_loop(ctx: LoweringContext, t: TensorType, kind: str) -> bool:
     from ...runtime.host import ffi
-    from ..mlir import host_call_platform
+    from ...xla.pjrt import resolve_platform as host_call_platform
     return (t.size >= _HOST_LOOP_MIN and ffi.enabled() and ffi.cumulative_supported(kind, t.dtype)
             and host_call_platform(ctx.module.platform) == "cpu")
 
@@ -332,7 +332,7 @@ def _cum_host_loop(ctx: LoweringContext, x: ir.Value, t: TensorType, axis: int, 
     axis 0 takes about half the time). The operand is viewed as ``[pre, n, post]``
     (free reshapes); the loop rounds exactly as ``_cum_loop`` and NumPy do."""
     from ...runtime.host.ffi import cumulative_target
-    from ..mlir import host_call
+    from ...xla.ffi import host_call
     pre = int(np.prod(t.shape[:axis], dtype=np.int64))
     post = int(np.prod(t.shape[axis + 1:], dtype=np.int64))
     vt = ctx.module.ir_type(TensorType(t.dtype, (pre, t.shape[axis], post)))

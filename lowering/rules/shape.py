@@ -10,7 +10,7 @@ from ...frontend.ops import shape as sh
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant, convert
-from ..mlir import hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 _F32, _F64, _I64 = DTYPES["float32"], DTYPES["float64"], DTYPES["int64"]

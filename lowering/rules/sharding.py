@@ -11,7 +11,8 @@ from typing import Any, Iterator
 
 from ...frontend.ops.sharding import ShardingConstraint
 from ..context import LoweringContext
-from ..mlir import ir, sdy_sharding, sharding_constraint
+from ...xla.mlir import ir
+from ...xla.sdy import sdy_sharding, sharding_constraint
 from ..registry import register
 
 __all__ = ["mesh_scope", "current_mesh"]

@@ -16,7 +16,7 @@ from ...frontend.ops import sort as so
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import compare, constant, real_dtype, scalar_type
-from ..mlir import hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 _INT64 = DTYPES["int64"]

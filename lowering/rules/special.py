@@ -13,7 +13,8 @@ from ...frontend.types import DTYPES, TensorType
 from ..bridge import lower_with_jax
 from ..context import LoweringContext
 from ..emit import compare, constant, convert, is_nan, signbit
-from ..mlir import chlo, hlo, ir, lax, tensor_type
+from ...xla.jax_lowering import lax
+from ...xla.mlir import chlo, hlo, ir, tensor_type
 from ..registry import register
 from .elemwise import lower_nary
 

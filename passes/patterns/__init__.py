@@ -6,7 +6,7 @@ pattern families used by hlograph's passes live in the sibling modules
 (``folding``, ``algebra``, ``dot``, ``broadcast``).
 """
 
-from ...lowering.mlir import PatternRewriter
+from ...xla.mlir import PatternRewriter
 from .core import PatternFn, RewritePattern, apply_patterns, building, rewrite_pattern
 from .values import (
     compare_type, comparison_direction, constant_array, defining_op, dtype_of, ints,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...lowering.mlir import PatternRewriter, hlo, i64_array, ir
+from ...xla.mlir import PatternRewriter, hlo, i64_array, ir
 from .core import RewritePattern, building, rewrite_pattern
 from .values import _BF16, defining_op, ints, make_splat, numpy_dtype, splat_value, static_type
 

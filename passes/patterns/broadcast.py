@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...lowering.mlir import PatternRewriter, hlo, i64_array, ir
+from ...xla.mlir import PatternRewriter, hlo, i64_array, ir
 from .core import RewritePattern, building
 from .values import defining_op, ints, make_splat, splat_value, static_type
 

@@ -14,9 +14,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Callable, Iterator, Protocol, Sequence
 
-from ...lowering.mlir import (
-    GreedyRewriteConfig, PatternRewriter, RewritePatternSet, apply_patterns_and_fold_greedily, ir,
-)
+from ...xla.mlir import GreedyRewriteConfig, PatternRewriter, RewritePatternSet, apply_patterns_and_fold_greedily, ir
 from ..registry import PassError
 
 __all__ = ["RewritePattern", "rewrite_pattern", "apply_patterns", "building", "PatternFn"]

@@ -10,7 +10,7 @@ transposed).
 
 from __future__ import annotations
 
-from ...lowering.mlir import PatternRewriter, hlo, ir
+from ...xla.mlir import PatternRewriter, hlo, ir
 from .core import RewritePattern, building, rewrite_pattern
 from .values import defining_op, ints, static_type
 

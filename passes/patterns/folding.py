@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ...lowering.mlir import hlo, ir
+from ...xla.mlir import hlo, ir
 from .core import RewritePattern, building
 from .values import (
     _BF16, comparison_direction, compare_type, constant_array, ints, make_constant,

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import ml_dtypes
 import numpy as np
 
-from ...lowering.mlir import hlo, ir
+from ...xla.mlir import element_dtype, hlo, ir
 
 __all__ = [
     "numpy_dtype", "static_type", "shape_of", "dtype_of", "constant_array", "splat_value",
@@ -23,32 +23,20 @@ __all__ = [
 ]
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
+#: the element types patterns compute with
+_PATTERN_DTYPES = frozenset(np.dtype(n) for n in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128")) | {_BF16}
 
 
 def numpy_dtype(t: ir.Type) -> np.dtype | None:
-    """The NumPy dtype of an MLIR element type, or None (f8, i4, index, quantized ...)."""
-    if isinstance(t, ir.IntegerType):
-        w = t.width
-        if w == 1:
-            return np.dtype(np.bool_)
-        if w not in (8, 16, 32, 64):
-            return None
-        return np.dtype(f"uint{w}") if t.is_unsigned else np.dtype(f"int{w}")
-    if isinstance(t, ir.F32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, ir.F64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, ir.F16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, ir.BF16Type):
-        return _BF16
-    if isinstance(t, ir.ComplexType):
-        e = t.element_type
-        if isinstance(e, ir.F32Type):
-            return np.dtype(np.complex64)
-        if isinstance(e, ir.F64Type):
-            return np.dtype(np.complex128)
-    return None
+    """The NumPy dtype of an MLIR element type, or None for the types the patterns
+    leave alone (f8, i4, index, quantized, ...)."""
+    try:
+        dt = element_dtype(t)
+    except TypeError:
+        return None
+    return dt if dt in _PATTERN_DTYPES else None
 
 
 def static_type(value: ir.Value | ir.Type) -> ir.RankedTensorType | None:

@@ -130,7 +130,7 @@ def runs_in_module(node: Apply, platform: str | None) -> bool:
         return False
     if any(v.dtype not in _SUPPORTED for v in (*node.inputs, *node.outputs)):
         return False
-    from ...lowering.mlir import host_call_platform
+    from ...xla.pjrt import resolve_platform as host_call_platform
     if host_call_platform(platform) != "cpu":
         return False
     return _static_outputs(node)
@@ -139,7 +139,7 @@ def runs_in_module(node: Apply, platform: str | None) -> bool:
 # --- the lowering -------------------------------------------------------------------------
 def lower_host_call(ctx, *operands):
     """The lowering of a host op as ``stablehlo.custom_call`` to its compiled FFI target."""
-    from ...lowering.mlir import host_call
+    from ...xla.ffi import host_call
     node = ctx.node
     for v in node.outputs:
         if not v.type.is_static:
@@ -237,7 +237,7 @@ def host_call_target(node: Apply) -> HostCallTarget:
         if target is None:
             name, unique = _target_name(node)
             target = _compile(node, name, cache=structural and unique)
-            from ...lowering.mlir import register_host_call_target
+            from ...xla.ffi import register_host_call_target
             register_host_call_target(target.name, target.handler.address)
             _TARGETS[key] = _BY_NAME[target.name] = _BY_KEY[target.key] = target
     return target
@@ -551,7 +551,7 @@ def kernel_target(name: str, n_in: int, n_out: int, body: list[str]) -> str:
             module = load_generated(name, handler_source(name, lines, True), {})
         except Exception as e:  # noqa: BLE001
             raise HostCompileError(f"Numba cannot compile the kernel {name}: {_numba_reason(e)}") from e
-        from ...lowering.mlir import register_host_call_target
+        from ...xla.ffi import register_host_call_target
         register_host_call_target(name, module.handler.address)
         _KERNELS[name] = module
     return name

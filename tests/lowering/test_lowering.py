@@ -6,7 +6,7 @@ import pytest
 import hlograph as hg
 from hlograph.frontend.graph import Apply, Op
 from hlograph.lowering import LoweringError, register
-from hlograph.lowering.mlir import hlo, ir, make_context
+from hlograph.xla.mlir import hlo, ir, make_context
 
 
 class Mystery(Op):

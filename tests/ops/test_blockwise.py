@@ -15,7 +15,7 @@ from hlograph.frontend.ops import reduction as red
 from hlograph.frontend.types import TensorType
 from hlograph.lowering import register
 from hlograph.lowering.emit import constant
-from hlograph.lowering.mlir import hlo
+from hlograph.xla.mlir import hlo
 from hlograph.lowering.rules.blockwise import UNROLL_LIMIT
 from hlograph.tests.helpers import compare_with_perform, random_array
 

@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hlograph.lowering.mlir import ir, make_context
+from hlograph.xla.mlir import ir, make_context
 from hlograph.passes import run
 from hlograph.passes.patterns import constant_array, make_constant
 from hlograph.passes.validation import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hlograph.lowering.mlir import ir, make_context
+from hlograph.xla.mlir import ir, make_context
 from hlograph.passes import run
 from hlograph.passes.inline_calls import inline_calls
 from hlograph.passes.validation import validate

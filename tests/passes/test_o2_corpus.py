@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import pytest
 
 import hlograph as hg
-from hlograph.lowering.mlir import ir, make_context
+from hlograph.xla.mlir import ir, make_context
 from hlograph.passes import run
 from hlograph.passes.validation import count_ops, lift_constant_inputs, validate
 

@@ -112,7 +112,7 @@ def test_opt_print_ir_after_and_verify_each(good_file, capsys):
 
 
 def test_opt_reads_bytecode(tmp_path, capsys):
-    from hlograph.lowering.mlir import ir, make_context, module_to_bytecode
+    from hlograph.xla.mlir import ir, make_context, module_to_bytecode
 
     with make_context():
         data = module_to_bytecode(ir.Module.parse(GOOD))

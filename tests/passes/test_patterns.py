@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hlograph.lowering.mlir import func, hlo, ir, make_context
+from hlograph.xla.mlir import func, hlo, ir, make_context
 from hlograph.passes import PassError
 from hlograph.passes.patterns import (
     apply_patterns, building, constant_array, ints, make_constant, rewrite_pattern, splat_value,
@@ -91,7 +91,7 @@ def test_rewrite_pattern_needs_an_op_class():
 
 
 def _element_type(dtype: np.dtype) -> ir.Type:
-    from hlograph.lowering.mlir import element_type
+    from hlograph.xla.mlir import element_type
 
     return element_type(np.dtype(dtype))
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph.lowering.mlir import hlo, ir, make_context
+from hlograph.xla.mlir import hlo, ir, make_context
 from hlograph.passes import PIPELINES, ModulePass, PassError, check_pipeline, register, run
 from hlograph.passes import registry
 from hlograph.passes.pipeline import build_pass_manager, split_pipeline

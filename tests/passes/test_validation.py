@@ -8,8 +8,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from hlograph.lowering import mlir
-from hlograph.lowering.mlir import hlo, ir, make_context
+from hlograph.xla import mlir
+from hlograph.xla.mlir import hlo, ir, make_context
 from hlograph.passes import ModulePass, register, registry
 from hlograph.passes.patterns import apply_patterns, rewrite_pattern, splat_value
 from hlograph.passes.validation import (

@@ -17,8 +17,8 @@ import pytest
 
 import hlograph as hg
 from hlograph import cli
-from hlograph.lowering import mlir
-from hlograph.runtime import cache, pjrt
+from hlograph.xla import mlir, pjrt
+from hlograph.runtime import cache, executables
 
 
 @pytest.fixture(autouse=True)
@@ -28,10 +28,10 @@ def cache_dir(tmp_path, monkeypatch):
     directory = tmp_path / "cache"
     monkeypatch.setenv(cache.ENV_DIR, str(directory))
     monkeypatch.delenv(cache.ENV_MAX_BYTES, raising=False)
-    pjrt.clear_cache()
+    executables.clear_cache()
     cache.reset_stats()
     yield directory
-    pjrt.clear_cache()
+    executables.clear_cache()
 
 
 def _graph(scale: float = 2.0) -> hg.Graph:
@@ -62,8 +62,8 @@ def _assert_valid(path) -> None:
     key = path.name[: -len(cache.SUFFIX)]
     payload = cache.ExecutableCache(path.parent).read(key)
     assert payload is not None
-    client = pjrt.get_client("cpu")
-    mlir.deserialize_executable(client, payload, client.local_devices()[:1], mlir.compile_options())
+    client = executables.get_client("cpu")
+    pjrt.deserialize_executable(client, payload, client.local_devices()[:1], pjrt.compile_options())
 
 
 # --- hits -------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def test_hit_after_clearing_memory_cache_gives_same_results(cache_dir):
     entry = _only_entry(cache_dir)
     _assert_valid(entry)
 
-    pjrt.clear_cache()
+    executables.clear_cache()
     again = _run(g)
     s = cache.stats()
     assert s["hits"] == 1 and s["misses"] == 1 and s["corrupt"] == 0
@@ -100,13 +100,13 @@ def test_different_modules_get_different_entries(cache_dir):
 
 def test_key_covers_module_devices_options_and_runtime():
     dev = [types.SimpleNamespace(platform="cpu", device_kind="cpu", id=0)]
-    opts = mlir.compile_options()
+    opts = pjrt.compile_options()
     base = cache.cache_key(b"module", dev, opts, "jax 1")
-    assert base == cache.cache_key(b"module", dev, mlir.compile_options(), "jax 1")
+    assert base == cache.cache_key(b"module", dev, pjrt.compile_options(), "jax 1")
     other_dev = [types.SimpleNamespace(platform="cpu", device_kind="cpu", id=1)]
     other_kind = [types.SimpleNamespace(platform="cpu", device_kind="other", id=0)]
     two = dev + other_dev
-    other_opts = mlir.compile_options()
+    other_opts = pjrt.compile_options()
     other_opts.num_replicas = 2
     variants = [
         cache.cache_key(b"module2", dev, opts, "jax 1"),
@@ -170,21 +170,22 @@ _TWO_DEVICES_SCRIPT = """
 import json
 import numpy as np
 import hlograph as hg
-from hlograph.lowering import mlir
-from hlograph.runtime import cache, pjrt
+from hlograph.xla import mlir, pjrt
+from hlograph.runtime import cache, executables
+from hlograph.xla import pjrt
 
 x = hg.tensor("x", (4,), "float32")
 graph = hg.Graph([x], hg.sin(x) + 1)
 bytecode = mlir.module_to_bytecode(hg.compile(graph).lower().module)
-devices = pjrt.get_client("cpu").local_devices()[:2]
+devices = executables.get_client("cpu").local_devices()[:2]
 out = []
 for _ in range(2):
     for d in devices:
-        pjrt.clear_cache()
-        loaded, device = pjrt.compile_bytecode(bytecode, "cpu", d)
-        (r,) = pjrt.Executable(loaded, device, graph.input_types, graph.output_types).run(
+        executables.clear_cache()
+        loaded, device = executables.compile_bytecode(bytecode, "cpu", d)
+        (r,) = executables.Executable(loaded, device, graph.input_types, graph.output_types).run(
             [np.arange(4, dtype=np.float32)])
-        out.append([d.id, mlir.array_device(r).id, np.asarray(r).tolist()])
+        out.append([d.id, pjrt.array_device(r).id, np.asarray(r).tolist()])
 print(json.dumps({"stats": cache.stats(), "out": out}))
 """
 
@@ -243,7 +244,7 @@ def test_damaged_entry_is_recompiled_and_replaced(cache_dir, damage):
     key = entry.name[: -len(cache.SUFFIX)]
     entry.write_bytes(_DAMAGE[damage](good, key))
 
-    pjrt.clear_cache()
+    executables.clear_cache()
     again = _run(g)
     np.testing.assert_array_equal(again, first)
     s = cache.stats()
@@ -251,7 +252,7 @@ def test_damaged_entry_is_recompiled_and_replaced(cache_dir, damage):
     assert _entries(cache_dir) == [entry]
     _assert_valid(entry)
 
-    pjrt.clear_cache()
+    executables.clear_cache()
     np.testing.assert_array_equal(_run(g), first)
     assert cache.stats()["hits"] == 1
 
@@ -264,7 +265,7 @@ def test_entry_of_another_module_under_this_name_is_rejected(cache_dir):
     (other_entry,) = [e for e in _entries(cache_dir) if e != entry]
     shutil.copyfile(other_entry, entry)
 
-    pjrt.clear_cache()
+    executables.clear_cache()
     np.testing.assert_array_equal(_run(g), first)
     assert cache.stats()["corrupt"] == 1
     assert entry.read_bytes() != other_entry.read_bytes()
@@ -280,7 +281,7 @@ def test_deleted_entry_or_directory_is_recompiled(cache_dir, what):
         entry.unlink()
     else:
         shutil.rmtree(cache_dir)
-    pjrt.clear_cache()
+    executables.clear_cache()
     np.testing.assert_array_equal(_run(g), first)
     s = cache.stats()
     assert (s["misses"], s["corrupt"], s["hits"]) == (2, 0, 0)
@@ -320,7 +321,7 @@ def test_damage_while_compiling_never_crashes_or_changes_results(cache_dir):
     t.start()
     try:
         for i in range(36):
-            pjrt.clear_cache()
+            executables.clear_cache()
             np.testing.assert_array_equal(_run(graphs[i % 3]), want[i % 3])
     finally:
         stop.set()
@@ -392,7 +393,7 @@ def test_compiling_keeps_the_cache_under_its_bound(cache_dir, monkeypatch):
     for i, e in enumerate((a, b, c)):
         os.utime(e, (1000.0 * (i + 1),) * 2)
     sizes = [e.stat().st_size for e in (a, b, c)]
-    pjrt.clear_cache()
+    executables.clear_cache()
     _run(graphs[0])  # a hit: the first entry becomes the most recently used
     assert cache.stats()["hits"] == 1
 
@@ -550,7 +551,7 @@ def test_same_program_built_elsewhere_hits(cache_dir):
     assert la.as_text(debug_info=True) != lb.as_text(debug_info=True)
     assert la.as_text() == lb.as_text()
     first = la.compile()(*_VALUES)
-    pjrt.clear_cache()
+    executables.clear_cache()
     second = lb.compile()(*_VALUES)
     s = cache.stats()
     assert (s["misses"], s["hits"]) == (1, 1)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph.lowering.mlir import ir
-from hlograph.runtime import pjrt
+from hlograph.xla.mlir import ir
+from hlograph.runtime import executables
 
 
 def test_eight_threads_thousand_calls_each_get_their_own_results():
@@ -94,7 +94,7 @@ def test_one_function_compiles_each_signature_once_under_contention():
 
 
 def test_compiling_many_graphs_keeps_resources_bounded(monkeypatch):
-    monkeypatch.setattr(pjrt, "_CACHE_CAPACITY", 16)
+    monkeypatch.setattr(executables, "_CACHE_CAPACITY", 16)
     values = np.ones((3,), np.float32)
     gc.collect()
     contexts_before = ir.Context._get_live_count()
@@ -104,7 +104,7 @@ def test_compiling_many_graphs_keeps_resources_bounded(monkeypatch):
         fn = hg.compile(hg.Graph([x], x * float(i) + 1.0))
         assert fn(values)[0] == i + 1
         refs.append(weakref.ref(fn))
-        assert pjrt.cache_size() <= 16
+        assert executables.cache_size() <= 16
     del fn
     gc.collect()
     assert all(r() is None for r in refs)  # nothing keeps dropped functions alive

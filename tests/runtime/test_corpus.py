@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hlograph.lowering.mlir import func, hlo, ir
+from hlograph.xla.mlir import func, hlo, ir
 from hlograph.runtime.load import element_dtype, parse_module
 from hlograph.runtime.run import main
 from hlograph.passes.validation import validate

@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hlograph.lowering import mlir
+from hlograph.xla import mlir
 from hlograph.runtime.checks import (Check, CheckError, CheckSyntaxError, evaluate_check,
                                      rewrite_check_syntax, ulp_difference)
 from hlograph.runtime.load import (CheckFailure, LoadedModule, MLIRDiagnosticError, element_dtype, load,

@@ -312,7 +312,7 @@ def test_sharding_repeated_calls_take_the_fast_path_correctly(rng):
 
 
 def test_sharded_executables_come_from_the_disk_cache(tmp_path, monkeypatch):
-    from hlograph.runtime import cache, pjrt
+    from hlograph.runtime import cache, executables
     monkeypatch.setenv("HLOGRAPH_CACHE_DIR", str(tmp_path))
     x = hg.tensor("x", (16, 4), "float32")
     g = hg.Graph([x], hg.sum(hg.exp(x) * 3.0, axis=0))
@@ -321,7 +321,7 @@ def test_sharded_executables_come_from_the_disk_cache(tmp_path, monkeypatch):
     want = hg.evaluate(g, v)
     cache.reset_stats()
     first = hg.compile(g, mesh=mesh, in_shardings=[hg.P("d", None)])(v)
-    pjrt.clear_cache()
+    executables.clear_cache()
     second = hg.compile(g, mesh=mesh, in_shardings=[hg.P("d", None)])(v)
     stats = cache.stats()
     assert stats["hits"] >= 1 and stats["writes"] >= 1, stats

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph.lowering.mlir import ir
+from hlograph.xla.mlir import ir
 from hlograph.lowering.lower import set_argument_attribute
-from hlograph.runtime import devices, pjrt
+from hlograph.runtime import devices, executables
+from hlograph.xla import pjrt
 
 
 def _axpy(dtype="float32", shape=(3,)):
@@ -240,13 +241,13 @@ def test_dlpack_specs_for_lower():
 
 def test_xla_compile_error_is_a_compile_error(monkeypatch):
     from hlograph.lowering import CompileError
-    from hlograph.lowering import mlir
+    from hlograph.xla import pjrt
 
     lowered = hg.compile(_axpy("int16", (2,))).lower()
 
     def failing(*args, **kwargs):
-        raise mlir.JaxRuntimeError("UNIMPLEMENTED: no such thing")
+        raise pjrt.JaxRuntimeError("UNIMPLEMENTED: no such thing")
 
-    monkeypatch.setattr(pjrt, "compile_bytecode", failing)
+    monkeypatch.setattr(executables, "compile_bytecode", failing)
     with pytest.raises(CompileError, match="XLA could not compile the module for .*no such thing"):
         lowered.compile()

@@ -10,8 +10,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..frontend.types import TensorType
-from ..lowering import mlir
-from ..lowering.mlir import DeviceArray
+from ..xla import mlir, pjrt
+from ..xla.pjrt import DeviceArray
 from . import devices
 from .cache import compile_cached
 
@@ -45,7 +45,7 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
         if exe is not None:
             _cache.move_to_end(key)
             return exe, device
-    exe = compile_cached(client, bytecode, [device], mlir.compile_options(device), fingerprint)
+    exe = compile_cached(client, bytecode, [device], pjrt.compile_options(device), fingerprint)
     with _lock:
         _cache[key] = exe
         while len(_cache) > _CACHE_CAPACITY:
@@ -68,7 +68,7 @@ class Executable:
     ``run(args)`` is the Python path: it takes already-checked arguments (NumPy
     arrays or jax arrays) and returns the results as device arrays.
     ``fastpath_data`` describes the executable to jaxlib's C++ dispatcher, which
-    then runs it without Python (see ``lowering.mlir.make_dispatcher``).
+    then runs it without Python (see ``xla.pjrt.make_dispatcher``).
     """
 
     def __init__(self, loaded, device, in_types: Sequence[TensorType], out_types: Sequence[TensorType]):
@@ -76,7 +76,7 @@ class Executable:
         self.device = device
         self.in_types = list(in_types)
         self.out_types = list(out_types)
-        self._puts = [mlir.device_putter(t.dtype, t.shape, device) for t in in_types]
+        self._puts = [pjrt.device_putter(t.dtype, t.shape, device) for t in in_types]
         #: per input: the Python scalar type the C++ dispatcher transfers to exactly
         #: this dtype (with x64 enabled: bool, int -> int64, float -> float64,
         #: complex -> complex128), or None
@@ -88,8 +88,8 @@ class Executable:
         bufs = [a if type(a) is DeviceArray and _on_device(a, device) else put(np.asarray(a))
                 for a, put in zip(args, self._puts)]
         try:
-            return mlir.execute(self.loaded, bufs)
-        except mlir.JaxRuntimeError as e:
+            return pjrt.execute(self.loaded, bufs)
+        except pjrt.JaxRuntimeError as e:
             # as on the C++ dispatch path: a bad argument (e.g. reported by an in-module
             # host call) is a ValueError
             if str(e).startswith("INVALID_ARGUMENT"):
@@ -116,7 +116,7 @@ class Executable:
             if isinstance(a, (np.ndarray, np.generic)):
                 plan.append(False)
             elif type(a) is DeviceArray:
-                if mlir.array_device(a) != device:
+                if pjrt.array_device(a) != device:
                     return None
                 plan.append(False)
             elif isinstance(a, (bool, int, float, complex)):
@@ -126,9 +126,9 @@ class Executable:
         key = (single_output, tuple(plan))
         data = self._fastpath.get(key)
         if data is None:
-            conversions = [mlir.HostConversion(self._scalar_put(i, convert_scalar)) if convert else None
+            conversions = [pjrt.HostConversion(self._scalar_put(i, convert_scalar)) if convert else None
                            for i, convert in enumerate(plan)]
-            data = mlir.fastpath_data(self.loaded, device, self.in_types, self.out_types,
+            data = pjrt.fastpath_data(self.loaded, device, self.in_types, self.out_types,
                                       single_output, conversions)
             self._fastpath[key] = data
         return data
@@ -160,7 +160,7 @@ _EXACT_SCALARS = {
 
 
 def _on_device(a: Any, device) -> bool:
-    return mlir.array_device(a) == device
+    return pjrt.array_device(a) == device
 
 
 def to_numpy(results: Sequence[Any]) -> list[np.ndarray]:

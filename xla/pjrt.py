@@ -1,0 +1,235 @@
+"""The PJRT side of the jax boundary: clients and devices, compiling and
+(de)serializing executables, host-to-device transfers, DLPack, and jaxlib's C++
+dispatcher (the per-call path behind ``jax.jit``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import jax
+import jax.dlpack as _jax_dlpack
+from jax._src import config as _jax_config
+from jax._src import core as _jax_core
+from jax._src import tree_util as _jax_tree_util
+from jax._src.interpreters import pxla as _pxla
+from jax._src.lib import _jax
+from jax._src.lib import xla_client as _xc
+from jax.sharding import SingleDeviceSharding
+
+__all__ = [
+    "xc", "JaxRuntimeError", "JAX_VERSION", "get_backend", "compile_options", "compile_and_load",
+    "device_putter", "DeviceArray", "swap_x64_local", "set_x64_local", "make_dispatcher",
+    "fastpath_data", "HostConversion", "execute", "array_device", "serialize_executable",
+    "deserialize_executable", "compile_options_fingerprint", "runtime_fingerprint",
+    "default_platform", "resolve_platform", "platform_devices", "is_device", "from_dlpack",
+]
+
+xc = _xc
+JAX_VERSION = jax.__version__
+JaxRuntimeError = jax.errors.JaxRuntimeError
+
+
+def get_backend(platform: str | None):
+    """The PJRT client for ``platform`` ("cpu", "gpu", "tpu"; None = jax's default)."""
+    return jax.extend.backend.get_backend(platform)
+
+
+def compile_options(device=None) -> "xc.CompileOptions":
+    """Options for a single-device executable, on ``device`` (default: the
+    client's first device)."""
+    opts = xc.CompileOptions()
+    opts.num_replicas = 1
+    opts.num_partitions = 1
+    if device is not None:
+        opts.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
+    return opts
+
+
+def compile_and_load(client, bytecode: bytes, devices, options):
+    return client.compile_and_load(bytecode, xc.DeviceList(tuple(devices)), options)
+
+
+def device_putter(dtype: np.dtype, shape: tuple[int, ...], device):
+    """A fast host-to-device transfer for arrays of one dtype and shape (no dtype
+    canonicalization: 64-bit values stay 64-bit, unlike ``jax.device_put``)."""
+    aval = _jax_core.ShapedArray(shape, dtype)
+    sharding = SingleDeviceSharding(device)
+    devices = [device]
+    put = xc.batched_device_put
+
+    def device_put(value):
+        return put(aval, sharding, [value], devices, True, enable_x64=True)
+
+    return device_put
+
+
+# --- runtime: the per-call path ------------------------------------------------
+#
+# A call runs through jaxlib's C++ jit entry point (``PjitFunction``, the object
+# behind ``jax.jit``): it computes the call signature (dtype, shape, weak type,
+# sharding of every argument), looks it up in its own cache and, on a hit,
+# transfers NumPy arguments, executes and wraps the results without running any
+# Python. On a miss it calls back into Python (``cache_miss``), which checks and
+# runs the call and returns the data the C++ side caches for that signature
+# (``MeshExecutableFastpathData``), or None to keep that signature on the Python
+# path.
+#
+# With jax's default ``jax_enable_x64=False`` the C++ signature of a float64
+# NumPy array is float32 and the transfer narrows it. hlograph keeps 64-bit
+# types exact, so callers run the dispatcher with x64 enabled for the current
+# thread only (``swap_x64_local(True)`` ... ``set_x64_local(prev)``); jax's
+# global setting and other threads are untouched.
+
+#: jax's array type: arguments of this type go to the executable without a copy
+DeviceArray = _xc.ArrayImpl
+
+_x64_state = _jax_config.enable_x64
+#: ``prev = swap_x64_local(True)``: enables 64-bit types for this thread only
+swap_x64_local = _x64_state.swap_local
+#: ``set_x64_local(prev)``: restores this thread's previous setting
+set_x64_local = _x64_state.set_local
+
+#: the LRU list shared by every hlograph dispatcher (entries: one per call signature)
+_DISPATCH_CACHE = _jax.PjitFunctionCache(capacity=4096)
+
+
+def make_dispatcher(name: str, python_call, cache_miss):
+    """jaxlib's C++ dispatcher for one callable.
+
+    Args:
+        name: shown in profiles.
+        python_call: ``python_call(*args) -> outputs``; used instead of the C++
+            path while ``jax.disable_jit()`` is active.
+        cache_miss: ``cache_miss(*args) -> (outputs, fastpath, False)``; called
+            for a signature the dispatcher has not seen (or one kept on the
+            Python path); ``fastpath`` comes from ``fastpath_data`` or is None.
+
+    Returns:
+        A callable ``dispatch(*args) -> outputs`` (a single device array or a
+        tuple, as ``fastpath_data``'s ``single_output`` says).
+    """
+    return _jax.pjit(name, python_call, cache_miss, [], [], ("hlograph-dispatch",),
+                     _jax_tree_util.dispatch_registry, _shard_arg, _DISPATCH_CACHE)
+
+
+class HostConversion:
+    """Marks an input whose argument the C++ dispatcher hands back to Python.
+
+    The dispatcher transfers a Python scalar to its natural 64-bit type, which
+    is wrong for, say, a float32 input. For such an input the fast-path data
+    carries this object where jax puts a layout: the dispatcher then calls
+    ``_shard_arg(arg, sharding, marker)``, which returns ``marker.convert(arg)``
+    (a device array of the input's type).
+    """
+
+    __slots__ = ("convert",)
+
+    def __init__(self, convert):
+        self.convert = convert
+
+
+def _shard_arg(arg, sharding, layout):
+    if type(layout) is HostConversion:
+        return layout.convert(arg)
+    return _pxla.cc_shard_arg(arg, sharding, layout)
+
+
+def fastpath_data(loaded, device, in_types, out_types, single_output: bool, conversions=None):
+    """What the C++ dispatcher caches to run ``loaded`` on ``device`` by itself:
+    the executable, the shardings and avals of inputs and outputs, whether the
+    outputs come back as one array (``single_output``) or as a tuple, and per
+    input None or a ``HostConversion`` (``conversions``; default all None)."""
+    sharding = SingleDeviceSharding(device)
+    n_in, n_out = len(in_types), len(out_types)
+    structure = 0 if single_output else tuple(range(n_out))
+    out_tree = _jax_tree_util.dispatch_registry.flatten(structure, None)[1]
+    out_avals = [_jax_core.ShapedArray(tuple(t.shape), t.dtype) for t in out_types]
+    layouts = [None] * n_in if conversions is None else list(conversions)
+    return _pxla.MeshExecutableFastpathData(
+        loaded, out_tree, [sharding] * n_in, [sharding] * n_out, out_avals,
+        [True] * n_out, [True] * n_in, layouts, [])
+
+
+def execute(loaded, buffers) -> list:
+    """Runs ``loaded`` on device arrays; returns the results as device arrays."""
+    return [x[0] for x in loaded.execute_sharded(buffers).disassemble_into_single_device_arrays()]
+
+
+def array_device(value):
+    """The device of a single-device jax array (None for a sharded one)."""
+    devices = value.sharding.device_set
+    return next(iter(devices)) if len(devices) == 1 else None
+
+
+def serialize_executable(loaded) -> bytes:
+    """The bytes of a compiled executable, for ``deserialize_executable``."""
+    if hasattr(loaded, "serialize"):
+        return loaded.serialize()
+    return loaded.client.serialize_executable(loaded)
+
+
+def deserialize_executable(client, payload: bytes, devices, options):
+    """The loaded executable that ``serialize_executable`` turned into ``payload``,
+    on ``devices`` (the devices it was compiled for). Raises on bytes it cannot read."""
+    return client.deserialize_executable(payload, xc.DeviceList(tuple(devices)), options)
+
+
+def compile_options_fingerprint(options) -> bytes:
+    """The serialized ``options`` without the settings that do not change the
+    compiled code (the virtual host device count and dump flags), as jax's cache
+    key does."""
+    import copy
+
+    opts = copy.deepcopy(options)
+    debug = opts.executable_build_options.debug_options
+    debug.xla_force_host_platform_device_count = 0
+    debug.xla_dump_to = ""
+    debug.xla_dump_hlo_module_re = ""
+    debug.xla_dump_hlo_pass_re = ""
+    debug.xla_dump_hlo_as_text = False
+    debug.xla_dump_hlo_as_proto = False
+    return opts.SerializeAsString()
+
+
+def runtime_fingerprint(client) -> str:
+    """The versions a compiled executable depends on: jax, jaxlib, the XLA client
+    API and the PJRT plugin of ``client``."""
+    import jaxlib
+
+    return "|".join(("jax", JAX_VERSION, "jaxlib", jaxlib.__version__, "xla_client", str(xc._version),
+                     "platform", client.platform, str(client.platform_version)))
+
+
+# --- Platforms, devices and array interop -------------------------------------
+
+_Device = _xc.Device
+
+
+def default_platform() -> str:
+    """jax's default backend: the best platform available (GPU/TPU before CPU)."""
+    return jax.default_backend()
+
+
+def is_device(value) -> bool:
+    return isinstance(value, _Device)
+
+
+def from_dlpack(value):
+    """A jax array sharing the memory of a DLPack producer (a torch tensor, a
+    CuPy array, ...) where the producer's device allows it; 64-bit types stay
+    64-bit."""
+    prev = swap_x64_local(True)
+    try:
+        return _jax_dlpack.from_dlpack(value)
+    finally:
+        set_x64_local(prev)
+
+
+def resolve_platform(platform: str | None) -> str:
+    """``platform`` with None resolved to jax's default backend ("cpu", "gpu", "tpu")."""
+    return default_platform() if platform is None else platform
+
+
+def platform_devices(platform: str | None) -> list:
+    """Every device of ``platform``, of all processes (``jax.distributed``), by id."""
+    return sorted(get_backend(platform).devices(), key=lambda d: d.id)
