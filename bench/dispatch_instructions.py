@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
-    from hlograph.lowering import dispatch
+    from hlograph.runtime import dispatch
     if dispatch.IMPLEMENTATION != "c":
         raise SystemExit("hlograph's C per-call entry is not built here (see `hlograph info`)")
     with tempfile.TemporaryDirectory() as tmp:

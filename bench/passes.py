@@ -31,7 +31,7 @@ import jax.numpy as jnp  # noqa: E402
 from hlograph.xla.mlir import ir, make_context  # noqa: E402
 from hlograph.passes import PIPELINES, run  # noqa: E402
 from hlograph.passes.pipeline import split_pipeline  # noqa: E402
-from hlograph.passes.validation import count_ops  # noqa: E402
+from hlograph.testing.validation import count_ops  # noqa: E402
 
 f32 = jnp.float32
 

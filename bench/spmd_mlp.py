@@ -36,7 +36,7 @@ from jax.sharding import NamedSharding, PartitionSpec  # noqa: E402
 
 import hlograph as hg  # noqa: E402
 from hlograph.testing import mlp_step_graph  # noqa: E402
-from hlograph.runtime.sharding import P, make_mesh  # noqa: E402
+from hlograph.runtime.mesh import P, make_mesh  # noqa: E402
 
 LR = 0.1
 

@@ -1,4 +1,4 @@
-"""Graph frontend: types, the graph IR and the op families."""
+"""Graph frontend: types, the graph IR, the Op families (``ops``) and the NumPy compositions (``numpy``)."""
 
 from .graph import Apply, Constant, Graph, GraphError, Op, Variable
 from .types import DTYPES, TensorType, as_dtype

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from .graph import Constant, Graph
 
-__all__ = ["evaluate"]
+__all__ = ["perform_graph"]
 
 
-def evaluate(graph: Graph, *args: Any):
-    """Runs ``graph`` op by op in NumPy; the reference for every compiled result.
-
-    Returns one array for a graph built with a single output Variable, else a tuple.
-    """
-    from ..runtime.args import check_arguments
-
-    values = check_arguments(graph.inputs, args)
+def perform_graph(graph: Graph, values: Sequence[Any]):
+    """Runs ``graph`` op by op in NumPy on ``values`` (one array per input, of the
+    input's type: callers check them; ``hlograph.evaluate`` does). Returns one array
+    for a graph built with a single output Variable, else a tuple."""
+    if len(values) != len(graph.inputs):
+        raise TypeError(f"the graph takes {len(graph.inputs)} inputs, got {len(values)}")
     env: dict[int, np.ndarray] = {id(v): np.asarray(a) for v, a in zip(graph.inputs, values)}
 
     def get(v):

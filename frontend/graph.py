@@ -17,7 +17,8 @@ import numpy as np
 
 from .types import TensorType, as_dtype, dtype_name
 
-__all__ = ["Variable", "Constant", "Apply", "Op", "Graph", "GraphError"]
+__all__ = ["Variable", "Constant", "Apply", "Op", "Graph", "GraphError", "GradientError",
+           "NotDifferentiableError", "UndefinedGradient"]
 
 _INTERNAL_DIRS = tuple(
     os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), d) + os.sep
@@ -29,6 +30,31 @@ _ids = itertools.count()
 
 class GraphError(ValueError):
     """An invalid graph: a cycle, an unreachable output, a bad input list."""
+
+
+class GradientError(ValueError):
+    """A gradient that cannot be built: a cost that is not a real 0-d value, a
+    ``wrt`` the cost does not depend on, a cotangent of the wrong type."""
+
+
+class NotDifferentiableError(GradientError):
+    """An Op on the path between the cost and a ``wrt`` has no derivative for a
+    float or complex input that needs one."""
+
+
+class UndefinedGradient:
+    """What a ``pullback`` returns (in place of a cotangent) for an input whose
+    derivative hlograph cannot build, with the reason. It is an error only when
+    that input needs a gradient: ``polygamma(n, x)`` differentiates in ``x``
+    even though ``n`` has no derivative."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"UndefinedGradient({self.reason!r})"
 
 
 def _user_frame() -> tuple[str, int] | None:
@@ -93,9 +119,9 @@ class Variable:
 
     __hash__ = object.__hash__
 
-    # --- operators (builders live in frontend.ops) --------------------
+    # --- operators (builders live in frontend.ops and frontend.numpy) --
     def _ops(self):
-        from .ops import builders
+        from . import builders  # (the builders make Variables: they import this module)
         return builders
 
     def __add__(self, o): return self._ops().add(self, o)
@@ -216,11 +242,54 @@ class Op:
     #: True for Ops no device can run (value-dependent output shapes, ...).
     host_only: bool = False
 
+    @property
+    def inner_graphs(self) -> tuple["Graph", ...]:
+        """The graphs this Op runs inside itself (branches, loop bodies, a wrapped
+        graph): where they run decides where the Op can run."""
+        return ()
+
     def make_node(self, *inputs: Variable) -> Apply:
         raise NotImplementedError(f"{type(self).__name__}.make_node")
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         raise NotImplementedError(f"{type(self).__name__}.perform")
+
+    # --- derivatives (hlograph.grad, vjp, jvp; see frontend/autodiff.py) ------
+    def pullback(self, node: Apply, cotangents: list[Variable | None]
+                 ) -> list["Variable | UndefinedGradient | None"]:
+        """Reverse mode: one cotangent per output (None: zero) -> one per input.
+
+        Each input's cotangent is built from graph ops and has the input's exact
+        type (dtype and shape: broadcasting is summed away, e.g. with
+        ``hlograph.frontend.autodiff.sum_to``). None means no gradient (integer,
+        bool or index inputs, a zero derivative); ``UndefinedGradient(reason)``
+        means hlograph cannot build it (an error only if that input needs it).
+        Complex values follow jax: the pullback transposes the R-linear
+        derivative under the pairing ``Re(sum(a * b))``, so holomorphic ops
+        multiply by f'(z) without conjugation.
+        """
+        name = type(self).__name__
+        raise NotDifferentiableError(
+            f"{self} has no gradient rule, and a float or complex input of it needs a "
+            f"gradient. Define one on the Op class, next to make_node and perform:\n"
+            f"    class {name}(Op):\n"
+            f"        def pullback(self, node, cotangents):\n"
+            f"            # one cotangent per output (None: zero) -> one per input (None: no gradient)\n"
+            f"            ...\n"
+            f"(see docs/adding_an_op.md, 'Its gradient'), or cut the path with hlograph.stop_gradient"
+        )
+
+    def pushforward(self, node: Apply, tangents: list[Variable | None]
+                    ) -> list[Variable | None]:
+        """Forward mode: one tangent per input (None: zero) -> one per output
+        (None: zero), each of the output's type.
+
+        The default transposes ``pullback`` (which is linear in the cotangents),
+        so every Op with a pullback has a forward mode; Ops define this where a
+        direct rule is simpler or cheaper (elementwise and linear ops).
+        """
+        from .autodiff import pushforward_by_transposition
+        return pushforward_by_transposition(node, tangents)
 
     def __call__(self, *inputs):
         node = self.make_node(*inputs)

@@ -19,7 +19,7 @@ types, and jax's text is cached per key across modules.
 The lowering targets jax's default backend: the custom calls in the merged
 functions are the ones jaxlib registers for that platform (LAPACK on CPU).
 This is the only module that runs jax on behalf of a rule; it imports jax
-through ``lowering/mlir.py`` like every other module.
+through ``xla/jax_lowering.py`` (the xla package is the only importer of jax).
 """
 
 from __future__ import annotations

@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+import numpy as np
 
 from ..frontend.graph import Apply, Op
 from ..frontend.types import TensorType
 from .emit import broadcast_to
 from ..xla.mlir import ir, tensor_type
 
-__all__ = ["ModuleContext", "LoweringContext"]
+__all__ = ["ModuleContext", "LoweringContext", "HostCalls"]
+
+
+class HostCalls(Protocol):
+    """What lowering needs from a host backend to call host code from inside a
+    device module (``stablehlo.custom_call`` to an XLA FFI target). The runtime
+    provides one (runtime/host/calls.py); the compiler hands it to ``lower_graph``.
+    Lowering only asks for target names: it never compiles or runs host code."""
+
+    def can_call(self, op: Op) -> bool:
+        """Whether ``op`` (no device lowering) can run as an in-module host call."""
+
+    def target(self, node: Apply) -> str:
+        """The name of the registered FFI target running ``node`` (compiled on first use)."""
+
+    def cumulative(self, kind: str, dtype: np.dtype) -> str | None:
+        """The FFI target of a running reduction loop (kind "add", "mul", "max", "min")
+        over ``dtype``, or None where there is none."""
 
 
 @dataclass
@@ -22,6 +41,10 @@ class ModuleContext:
     symbol_table: ir.SymbolTable
     #: the platform the module is lowered for ("cpu", "gpu", "tpu"; None: jax's default)
     platform: str | None = None
+    #: the mesh the module is lowered for (``runtime.mesh.Mesh``), or None for one device
+    mesh: Any = None
+    #: host code callable from the module (in-module host calls), or None
+    host_calls: HostCalls | None = None
     #: free for rules that emit helper functions: name -> func.FuncOp
     functions: dict[str, Any] = field(default_factory=dict)
     #: source (file, line) -> ir.Location, shared by the nodes built on one line

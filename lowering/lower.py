@@ -3,12 +3,13 @@ topological order, each lowered by its registered rule."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..frontend.graph import Apply, Constant, Graph, Variable
 from . import emit
-from .context import LoweringContext, ModuleContext
+from .context import HostCalls, LoweringContext, ModuleContext
 from ..xla.mlir import func, ir, make_context, tensor_type
+from ..xla.ffi import host_call
 from .registry import get_rule, has_rule
 
 __all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError", "CompileError"]
@@ -47,15 +48,25 @@ def value_of(env: dict[int, ir.Value], v: Variable) -> ir.Value:
     return val
 
 
-def rule_for(op) -> Callable:
-    """The rule lowering ``op``: its registered rule, or for a host op with a Numba
-    implementation its in-module host call (runtime/host/ffi.py; the partitioner only
-    leaves such ops in a device module on the CPU)."""
-    if op.host_only or not has_rule(op):
-        from ..runtime.host.ffi import host_call_rule
-        rule = host_call_rule(op)
-        if rule is not None:
-            return rule
+def lower_host_call(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
+    """A host op inside a device module: ``stablehlo.custom_call`` to the FFI target
+    that ``ctx.module.host_calls`` compiled for the node."""
+    node = ctx.node
+    for v in node.outputs:
+        if not v.type.is_static:
+            raise NotImplementedError(
+                f"{node.op}: output of type {v.type} has a value-dependent shape, so it cannot "
+                f"run inside a device module; it runs in a host segment (hlograph.compile "
+                f"partitions the graph)")
+    return host_call(ctx.module.host_calls.target(node), operands, ctx.ir_out_types())
+
+
+def rule_for(op, mctx: ModuleContext) -> Callable:
+    """The rule lowering ``op`` in the module of ``mctx``: its registered rule, or for a
+    host op that ``mctx.host_calls`` can call, its in-module host call (the placement
+    policy leaves such ops in a device module only on the CPU)."""
+    if (op.host_only or not has_rule(op)) and mctx.host_calls is not None and mctx.host_calls.can_call(op):
+        return lower_host_call
     return get_rule(op)
 
 
@@ -68,7 +79,7 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
     for i, node in enumerate(nodes, first_index):
         rule = rules.get(type(node.op))
         if rule is None:
-            rule = rules[type(node.op)] = rule_for(node.op)
+            rule = rules[type(node.op)] = rule_for(node.op, mctx)
         operands = [env[id(v)] if id(v) in env else value_of(env, v) for v in node.inputs]
         with _location(node, i, file_locs, op_names):
             results = rule(LoweringContext(mctx, node), *operands)
@@ -84,9 +95,12 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
             env[id(out)] = res
 
 
-def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = None) -> ir.Module:
+def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = None,
+                mesh: Any = None, host_calls: HostCalls | None = None) -> ir.Module:
     """Lowers a graph whose types are all static into a new module, for ``platform``
-    (None: jax's default backend; rules may choose platform-specific lowerings)."""
+    (None: jax's default backend; rules may choose platform-specific lowerings),
+    for ``mesh`` (sharding constraints become Shardy annotations) and with
+    ``host_calls`` (host ops and library loops called from inside the module)."""
     for v in graph.inputs:
         if not v.type.is_static:
             raise ValueError(f"input {v!r} has an unknown dimension; specialize it before lowering")
@@ -94,7 +108,8 @@ def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = 
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
-        mctx = ModuleContext(ctx, module, ir.SymbolTable(module.operation), platform=platform)
+        mctx = ModuleContext(ctx, module, ir.SymbolTable(module.operation), platform=platform,
+                             mesh=mesh, host_calls=host_calls)
         in_types = [tensor_type(v.type) for v in graph.inputs]
         out_types = [tensor_type(v.type) for v in graph.outputs]
         with ir.InsertionPoint(module.body):

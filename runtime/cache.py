@@ -86,7 +86,7 @@ def cache_dir() -> Path | None:
 
 
 #: the subdirectory of the cache directory holding generated Numba kernels and their
-#: Numba cache (runtime/host/ffi.py); ``hlograph cache clear`` removes it too
+#: Numba cache (runtime/host/generated.py); ``hlograph cache clear`` removes it too
 KERNEL_SUBDIR = "numba"
 
 

@@ -3,7 +3,7 @@ coverage table is the one the registries give."""
 
 import pathlib
 
-from hlograph.coverage import coverage_table, op_families
+from hlograph.tools.coverage import coverage_table, op_families
 from hlograph.lowering.registry import lookup as rule_for
 from hlograph.runtime.host.registry import lookup as impl_for
 

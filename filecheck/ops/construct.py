@@ -49,22 +49,6 @@ print_ir("pad_maximum", hg.Graph([x], cs.pad(x, ((0, 0), (1, 2)), "maximum", sta
 x = hg.tensor("x", (4,), "float32")
 print_ir("pad_reflect", hg.Graph([x], cs.pad(x, (2, 1), "reflect")))
 
-# roll is two slices and a concatenate.
-# CHECK-LABEL: TEST: roll float64[5]
-# CHECK: %[[A:.+]] = stablehlo.slice %arg0 [3:5] : (tensor<5xf64>) -> tensor<2xf64>
-# CHECK: %[[B:.+]] = stablehlo.slice %arg0 [0:3] : (tensor<5xf64>) -> tensor<3xf64>
-# CHECK: stablehlo.concatenate %[[A]], %[[B]], dim = 0 : (tensor<2xf64>, tensor<3xf64>) -> tensor<5xf64>
-x = hg.tensor("x", (5,), "float64")
-print_ir("roll", hg.Graph([x], cs.roll(x, 2)))
-
-# tile broadcasts a reshaped input and merges dims.
-# CHECK-LABEL: TEST: tile float32[2,3]
-# CHECK: %[[R:.+]] = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<1x2x1x3xf32>
-# CHECK: %[[B:.+]] = stablehlo.broadcast_in_dim %[[R]], dims = [0, 1, 2, 3] : (tensor<1x2x1x3xf32>) -> tensor<2x2x2x3xf32>
-# CHECK: stablehlo.reshape %[[B]] : (tensor<2x2x2x3xf32>) -> tensor<4x6xf32>
-x = hg.tensor("x", (2, 3), "float32")
-print_ir("tile", hg.Graph([x], cs.tile(x, (2, 2))))
-
 # Shapes are static once lowered: shape_of is a constant, specify_shape no op at all.
 # CHECK-LABEL: TEST: shape_of float32[?,3]
 # CHECK: %[[S:.+]] = stablehlo.constant dense<[4, 3]> : tensor<2xi64>

@@ -6,7 +6,7 @@ jax.config.update("jax_num_cpu_devices", 8)
 import hlograph as hg  # noqa: E402
 import hlograph.lowering.rules.sharding  # noqa: E402,F401
 from hlograph.frontend.ops.sharding import with_sharding  # noqa: E402
-from hlograph.runtime.sharding import P, make_mesh  # noqa: E402
+from hlograph.runtime.mesh import P, make_mesh  # noqa: E402
 from hlograph.testing import print_ir  # noqa: E402
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..graph import Apply, Op, Variable
 from ..types import DTYPES, TensorType
 from .basic import as_variable
+from .elemwise import not_equal
 
 __all__ = ["check_and_raise", "assert_", "CheckError"]
 
@@ -37,7 +38,7 @@ class Check(Op):
     __props__ = ("msg",)
     host_only = True
     host_reason = "raises a Python exception"
-    #: not an in-module host call (runtime/host/ffi.py): those can only fail with an
+    #: not an in-module host call (runtime/host/calls.py): those can only fail with an
     #: XLA error, and nothing in the module reads the result to keep the call alive
     in_module_host_call = False
 
@@ -81,7 +82,6 @@ def _as_condition(c: Any, i: int) -> Variable:
         return c
     if c.dtype.kind not in "iuf" and c.dtype != DTYPES["bfloat16"]:
         raise TypeError(f"check_and_raise: condition {i} must be bool or real-valued, got {c.type}")
-    from .elemwise import not_equal
     return not_equal(c, 0)
 
 

@@ -1,9 +1,10 @@
 """Graph inputs and constants, plus the helpers every op family shares:
-conversion of Python values, NumPy 2 (NEP 50) dtype promotion, broadcasting
-and axis normalization."""
+conversion of Python values, NumPy 2 (NEP 50) dtype promotion, broadcasting,
+axis normalization and the checks of static int and shape arguments."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -80,8 +81,7 @@ def as_variable(x: Any, dtype: Any = None) -> Variable:
     anything array-like becomes a Constant."""
     if isinstance(x, Variable):
         if dtype is not None and as_dtype(dtype) != x.dtype:
-            from .elemwise import astype
-            return astype(x, dtype)
+            return x.astype(dtype)  # elemwise's Cast, through the Variable's method
         return x
     if dtype is None and is_weak(x):
         dtype = result_type(x)
@@ -137,3 +137,29 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int, op: str) -> tupl
     if len(set(axes)) != len(axes):
         raise ValueError(f"{op}: repeated axis in {tuple(axis)}")
     return axes
+
+
+def as_int(v: Any, op: str, what: str) -> int:
+    """A static int argument (not a bool): ``TypeError`` naming ``what`` otherwise."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{op}: {what} must be an int, got {v!r}")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{op}: {what} must be an int, got {v!r}") from None
+
+
+def as_ints(v: Any, op: str, what: str) -> tuple[int, ...]:
+    """One static int or a sequence (or array) of them, as a tuple of ints."""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return tuple(as_int(e, op, what) for e in np.asarray(v).reshape(-1).tolist())
+    return (as_int(v, op, what),)
+
+
+def static_shape(x: Variable, op: str, axes: Sequence[int] | None = None) -> tuple[int, ...]:
+    """``x``'s dims, of which those of ``axes`` (or all) must be known: ``ValueError``
+    naming the first unknown one otherwise."""
+    for a in range(x.ndim) if axes is None else axes:
+        if x.shape[a] is None:
+            raise ValueError(f"{op}: axis {a} of the input must have a known size, got shape {tuple(x.shape)}")
+    return tuple(x.shape)

@@ -60,10 +60,13 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluate import evaluate
+from ..evaluate import perform_graph
 from ..graph import Apply, Constant, Graph, Op, Variable, subgraph
 from ..types import TensorType, is_integer
 from .basic import as_variable, result_type
+from .elemwise import not_equal
+from .indexing import getitem
+from .shape import concatenate, expand_dims
 
 __all__ = ["Conditional", "IfElse", "Switch", "WhileLoop", "Scan", "Composite", "ifelse", "switch",
            "while_loop", "scan", "composite"]
@@ -103,6 +106,10 @@ class Conditional(Op):
     take the node's free variables as inputs), chosen by the first input."""
 
     __props__ = ("branches",)
+
+    @property
+    def inner_graphs(self) -> tuple[Graph, ...]:
+        return tuple(self.branches)
 
     def __init__(self, branches: Sequence[Graph]):
         branches = tuple(branches)
@@ -153,7 +160,7 @@ class Conditional(Op):
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         graph = self.branches[self.branch_index(inputs[0])]
-        return [np.asarray(v) for v in evaluate(graph, *inputs[1:])]
+        return [np.asarray(v) for v in perform_graph(graph, inputs[1:])]
 
 
 class IfElse(Conditional):
@@ -330,7 +337,6 @@ def ifelse(cond: Any, then_branch: Any, else_branch: Any) -> Variable | list[Var
     if cond.ndim != 0:
         raise ValueError(f"ifelse: cond must be a scalar (0-d), got {cond.type}")
     if cond.dtype != np.bool_:
-        from .elemwise import not_equal
         cond = not_equal(cond, 0)
     return _build("ifelse", lambda gs: IfElse(*gs), cond, [then_branch, else_branch])
 
@@ -382,6 +388,10 @@ class WhileLoop(Op):
 
     __props__ = ("cond", "body", "n_carry")
 
+    @property
+    def inner_graphs(self) -> tuple[Graph, ...]:
+        return (self.cond, self.body)
+
     def __init__(self, cond: Graph, body: Graph, n_carry: int):
         if cond.input_types != body.input_types:
             raise TypeError("WhileLoop: cond and body must take the same inputs")
@@ -406,8 +416,8 @@ class WhileLoop(Op):
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         carry, free = list(inputs[: self.n_carry]), list(inputs[self.n_carry:])
-        while bool(evaluate(self.cond, *carry, *free)[0]):
-            carry = [np.asarray(v) for v in evaluate(self.body, *carry, *free)]
+        while bool(perform_graph(self.cond, [*carry, *free])[0]):
+            carry = [np.asarray(v) for v in perform_graph(self.body, [*carry, *free])]
         return [np.array(v, dtype=o.dtype) for v, o in zip(carry, node.outputs)]
 
     def __str__(self) -> str:
@@ -431,6 +441,10 @@ class Scan(Op):
     """
 
     __props__ = ("step", "n_steps", "n_seqs", "recurrent", "stacked")
+
+    @property
+    def inner_graphs(self) -> tuple[Graph, ...]:
+        return (self.step,)
 
     def __init__(self, step: Graph, n_steps: int, n_seqs: int, recurrent: Sequence[bool],
                  stacked: Sequence[bool] | None = None):
@@ -479,7 +493,7 @@ class Scan(Op):
         others = inputs[self.n_seqs + self.n_states:]
         steps: list[list[np.ndarray]] = [[] for _ in self.recurrent]
         for i in range(self.n_steps):
-            res = [np.asarray(v) for v in evaluate(self.step, *(s[i] for s in seqs), *states, *others)]
+            res = [np.asarray(v) for v in perform_graph(self.step, [*(s[i] for s in seqs), *states, *others])]
             for j, v in enumerate(res):
                 if self.stacked[j]:
                     steps[j].append(v)
@@ -576,7 +590,6 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
     if c.ndim != 0:
         raise ValueError(f"while_loop: cond_fn must give a scalar, got {c.type}")
     if c.dtype != np.bool_:
-        from .elemwise import not_equal
         c = not_equal(c, 0)
     res = body_fn(*ph)
     body_outs = list(res) if isinstance(res, (list, tuple)) else [res]
@@ -716,9 +729,6 @@ def scan(fn: Callable[..., Any], sequences: Any = None, outputs_info: Any = None
             needs, output taps that are not negative and distinct, initial values
             shorter than their taps need.
     """
-    from .indexing import getitem
-    from .shape import concatenate, expand_dims
-
     as_list = lambda v: [] if v is None else list(v) if isinstance(v, (list, tuple)) else [v]
     # sequences and their taps
     seq_entries = []
@@ -887,6 +897,10 @@ class Composite(Op):
 
     __props__ = ("graph", "name")
 
+    @property
+    def inner_graphs(self) -> tuple[Graph, ...]:
+        return (self.graph,)
+
     def __init__(self, graph: Graph, name: str = "composite"):
         if not isinstance(graph, Graph):
             raise TypeError(f"Composite: graph must be a Graph, got {type(graph).__name__}")
@@ -905,7 +919,7 @@ class Composite(Op):
         return Apply(op, inputs, op.graph.output_types)
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        res = evaluate(self.graph, *inputs)
+        res = perform_graph(self.graph, inputs)
         res = [res] if self.graph.single_output else res
         return [np.array(v, dtype=o.dtype) for v, o in zip(res, node.outputs)]
 

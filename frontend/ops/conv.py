@@ -29,6 +29,8 @@ import numpy as np
 from ..graph import Apply, Op, Variable
 from ..types import DTYPES, TensorType
 from .basic import as_variable, result_type
+from .indexing import getitem
+from .shape import reshape, transpose
 
 __all__ = ["ConvGeneralDilated", "conv_general_dilated", "conv_transpose", "convolve"]
 
@@ -323,9 +325,6 @@ def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
     kernel's spatial dims and swaps its input and output feature dims (the
     gradient of a forward convolution with the same kernel, Keras' Conv2DTranspose).
     """
-    from .indexing import getitem
-    from .shape import transpose
-
     lhs, rhs = as_variable(lhs), as_variable(rhs)
     dt = result_type(lhs, rhs)
     lhs, rhs = as_variable(lhs, dt), as_variable(rhs, dt)
@@ -381,9 +380,6 @@ def sequence_operands(a: Any, v: Any, mode: str, name: str,
 def convolve(a: Any, v: Any, mode: str = "full") -> Variable:
     """Discrete 1-D convolution, as numpy.convolve: 'full' (length n + m - 1),
     'same' (length max(n, m), centered) or 'valid' (length max(n, m) - min(n, m) + 1)."""
-    from .indexing import getitem
-    from .shape import reshape
-
     a, v = sequence_operands(a, v, mode, "convolve")
     n, m = a.shape[0], v.shape[0]
     if m > n:  # convolution commutes; the longer operand slides under the shorter

@@ -16,7 +16,9 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 
 from ..graph import Apply, Op, Variable
-from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float
+from ..graph import NotDifferentiableError, UndefinedGradient
+from ..types import is_inexact
+from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float, is_integer
 from .basic import as_variable, broadcast_shapes, promote, result_type
 
 __all__ = [
@@ -24,7 +26,7 @@ __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
     "mod", "power", "maximum", "minimum", "negative", "abs", "absolute", "sign", "exp",
     "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid",
-    "erf", "floor", "ceil", "round", "isnan", "isfinite", "isinf", "logical_and",
+    "erf", "floor", "ceil", "round", "around", "isnan", "isfinite", "isinf", "logical_and",
     "logical_or", "logical_xor", "logical_not", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_not", "invert", "square", "reciprocal",
@@ -102,6 +104,67 @@ class Elemwise(Op):
         with np.errstate(all="ignore"):  # the cast may overflow too (float64 references)
             return [np.asarray(fn(*inputs), dtype=node.outputs[0].dtype)]
 
+    # --- derivatives ----------------------------------------------------------
+    def partials(self, *args: Variable) -> list[Any] | None:
+        """The derivative of the output with respect to each input, given the inputs
+        and then the output (reuse it: ``exp``'s is ``out``): a graph value that
+        broadcasts with the output, a Python number, None (zero) or
+        ``UndefinedGradient(reason)``. None (the default): no rule. ``pullback``
+        multiplies the cotangent by each and sums broadcasting away;
+        ``pushforward`` adds the tangents times each."""
+        return None
+
+    def pullback(self, node, cotangents):
+        out = node.outputs[0]
+        if not is_inexact(out.dtype):
+            return [None] * len(node.inputs)  # comparisons, logical and bitwise ops
+        parts = self.partials(*node.inputs, out)
+        if parts is None:
+            return super().pullback(node, cotangents)
+        (ct,) = cotangents
+        return [_cotangent(ct, d, x) for d, x in zip(parts, node.inputs)]
+
+    def pushforward(self, node, tangents):
+        out = node.outputs[0]
+        if not is_inexact(out.dtype):
+            return [None]
+        parts = self.partials(*node.inputs, out)
+        if parts is None:
+            return super().pushforward(node, tangents)
+        return [_tangent(self, out, tangents, parts)]
+
+
+def _scaled(v: Variable, d: Any) -> Variable:
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        if d == 1:
+            return v
+        if d == -1:
+            return negative(v)
+    return multiply(v, d)
+
+
+def _cotangent(ct: Variable, d: Any, x: Variable) -> Any:
+    """``ct * d`` summed to the shape of the input ``x`` (``d``: a partial derivative)."""
+    if d is None or isinstance(d, UndefinedGradient) or not is_inexact(x.dtype):
+        return d if isinstance(d, UndefinedGradient) else None
+    from ..autodiff import sum_to
+    return sum_to(_scaled(ct, d), x)
+
+
+def _tangent(op: Op, out: Variable, tangents: list, parts: list) -> Variable | None:
+    """The sum of the tangents times the partial derivatives, broadcast to ``out``."""
+    terms = []
+    for i, (t, d) in enumerate(zip(tangents, parts)):
+        if t is None or d is None:
+            continue
+        if isinstance(d, UndefinedGradient):
+            raise NotDifferentiableError(f"{op} has no derivative with respect to its input {i}: {d.reason}")
+        terms.append(_scaled(t, d))
+    if not terms:
+        return None
+    from ..autodiff import broadcast_like
+    return broadcast_like(functools.reduce(add, terms), out)
+
 
 def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
     """Promote ``args`` (NEP 50), cast to the op's loop dtype, build the node."""
@@ -111,30 +174,123 @@ def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
 
 
 # --- unary ---------------------------------------------------------------
-class Negative(Elemwise): ufunc = np.negative
-class Abs(Elemwise): ufunc = np.absolute
-class Sign(Elemwise): ufunc = np.sign
-class Exp(Elemwise): ufunc = np.exp
-class Log(Elemwise): ufunc = np.log
-class Log1p(Elemwise): ufunc = np.log1p
-class Expm1(Elemwise): ufunc = np.expm1
-class Sqrt(Elemwise): ufunc = np.sqrt
-class Sin(Elemwise): ufunc = np.sin
-class Cos(Elemwise): ufunc = np.cos
-class Tan(Elemwise): ufunc = np.tan
-class Tanh(Elemwise): ufunc = np.tanh
-class Floor(Elemwise): ufunc = np.floor
-class Ceil(Elemwise): ufunc = np.ceil
+# ``partials(x, out)`` gives d out / dx (see Elemwise.partials); holomorphic
+# formulas serve complex inputs too (jax's convention, no conjugate).
+class Negative(Elemwise):
+    ufunc = np.negative
+    def partials(self, x, out): return [-1]
+
+
+class Abs(Elemwise):
+    """|x|; the derivative at 0 is 1, as jax's; complex x: ``conj(x) / |x|`` (0 at 0)."""
+
+    ufunc = np.absolute
+
+    def pullback(self, node, cotangents):
+        (ct,), (x,), out = cotangents, node.inputs, node.outputs[0]
+        if not is_inexact(x.dtype):
+            return [None]
+        if not is_complex(x.dtype):
+            return [where(greater_equal(x, 0), ct, negative(ct))]
+        return [multiply(astype(ct, x.dtype), _unit_conj(x, out))]
+
+    def pushforward(self, node, tangents):
+        (t,), (x,), out = tangents, node.inputs, node.outputs[0]
+        if t is None or not is_inexact(x.dtype):
+            return [None]
+        if not is_complex(x.dtype):
+            return [where(greater_equal(x, 0), t, negative(t))]
+        return [real(multiply(t, _unit_conj(x, out)))]
+
+
+def _unit_conj(x: Variable, magnitude: Variable) -> Variable:
+    """conj(x) / |x| with 0 where x == 0 (``magnitude`` is |x|)."""
+    safe = where(equal(magnitude, 0), 1, magnitude)
+    return divide(conj(x), astype(safe, x.dtype))
+
+
+class Sign(Elemwise):
+    ufunc = np.sign
+    def partials(self, x, out): return [None]
+
+
+class Exp(Elemwise):
+    ufunc = np.exp
+    def partials(self, x, out): return [out]
+
+
+class Log(Elemwise):
+    ufunc = np.log
+    def partials(self, x, out): return [reciprocal(x)]
+
+
+class Log1p(Elemwise):
+    ufunc = np.log1p
+    def partials(self, x, out): return [reciprocal(add(x, 1))]
+
+
+class Expm1(Elemwise):
+    ufunc = np.expm1
+    def partials(self, x, out): return [add(out, 1)]
+
+
+class Sqrt(Elemwise):
+    ufunc = np.sqrt
+    def partials(self, x, out): return [divide(0.5, out)]
+
+
+class Sin(Elemwise):
+    ufunc = np.sin
+    def partials(self, x, out): return [cos(x)]
+
+
+class Cos(Elemwise):
+    ufunc = np.cos
+    def partials(self, x, out): return [negative(sin(x))]
+
+
+class Tan(Elemwise):
+    ufunc = np.tan
+    def partials(self, x, out): return [add(1, square(out))]
+
+
+class Tanh(Elemwise):
+    ufunc = np.tanh
+    def partials(self, x, out): return [subtract(1, square(out))]
+
+
+class Floor(Elemwise):
+    ufunc = np.floor
+    def partials(self, x, out): return [None]
+
+
+class Ceil(Elemwise):
+    ufunc = np.ceil
+    def partials(self, x, out): return [None]
+
+
 class Round(Elemwise):  # half to even, as np.round with decimals=0
     ufunc = np.rint
+    def partials(self, x, out): return [None]
+
+
 class IsNan(Elemwise): ufunc = np.isnan
 class IsFinite(Elemwise): ufunc = np.isfinite
 class IsInf(Elemwise): ufunc = np.isinf
 class BitwiseNot(Elemwise): ufunc = np.invert
-class Square(Elemwise): ufunc = np.square
+
+
+class Square(Elemwise):
+    ufunc = np.square
+    def partials(self, x, out): return [multiply(x, 2)]
+
+
 class Reciprocal(Elemwise):
     # np.reciprocal of ints truncates (1 // x with 0 for |x| > 1); ints go through float here
     reference = staticmethod(lambda x: np.reciprocal(x))
+    def partials(self, x, out): return [negative(square(out))]
+
+
 class LogicalNot(Elemwise):
     ufunc = np.logical_not
     logical = True
@@ -142,37 +298,118 @@ class LogicalNot(Elemwise):
 
 class Rsqrt(Elemwise):
     reference = staticmethod(lambda x: 1 / np.sqrt(x))
+    def partials(self, x, out): return [multiply(divide(out, x), -0.5)]
 
 
 class Sigmoid(Elemwise):
     reference = staticmethod(lambda x: 1 / (1 + np.exp(-x)))
     float_only = True
+    def partials(self, x, out): return [multiply(out, subtract(1, out))]
 
 
 class Erf(Elemwise):
     reference = staticmethod(lambda x: _erf(x))
     float_only = True
+    def partials(self, x, out): return [multiply(exp(negative(square(x))), 2 / math.sqrt(math.pi))]
 
 
 # --- trigonometric, hyperbolic, exponential and logarithmic ---------------
-class Arcsin(Elemwise): ufunc = np.arcsin
-class Arccos(Elemwise): ufunc = np.arccos
-class Arctan(Elemwise): ufunc = np.arctan
-class Sinh(Elemwise): ufunc = np.sinh
-class Cosh(Elemwise): ufunc = np.cosh
-class Arcsinh(Elemwise): ufunc = np.arcsinh
-class Arccosh(Elemwise): ufunc = np.arccosh
-class Arctanh(Elemwise): ufunc = np.arctanh
-class Exp2(Elemwise): ufunc = np.exp2
-class Log2(Elemwise): ufunc = np.log2
-class Log10(Elemwise): ufunc = np.log10
-class Cbrt(Elemwise): ufunc = np.cbrt
-class Deg2rad(Elemwise): ufunc = np.deg2rad
-class Rad2deg(Elemwise): ufunc = np.rad2deg
-class Trunc(Elemwise): ufunc = np.trunc
+class Arcsin(Elemwise):
+    ufunc = np.arcsin
+    def partials(self, x, out): return [rsqrt(subtract(1, square(x)))]
+
+
+class Arccos(Elemwise):
+    ufunc = np.arccos
+    def partials(self, x, out): return [negative(rsqrt(subtract(1, square(x))))]
+
+
+class Arctan(Elemwise):
+    ufunc = np.arctan
+    def partials(self, x, out): return [reciprocal(add(1, square(x)))]
+
+
+class Sinh(Elemwise):
+    ufunc = np.sinh
+    def partials(self, x, out): return [cosh(x)]
+
+
+class Cosh(Elemwise):
+    ufunc = np.cosh
+    def partials(self, x, out): return [sinh(x)]
+
+
+class Arcsinh(Elemwise):
+    ufunc = np.arcsinh
+    def partials(self, x, out): return [rsqrt(add(square(x), 1))]
+
+
+class Arccosh(Elemwise):
+    ufunc = np.arccosh
+    def partials(self, x, out): return [rsqrt(multiply(subtract(x, 1), add(x, 1)))]
+
+
+class Arctanh(Elemwise):
+    ufunc = np.arctanh
+    def partials(self, x, out): return [reciprocal(subtract(1, square(x)))]
+
+
+class Exp2(Elemwise):
+    ufunc = np.exp2
+    def partials(self, x, out): return [multiply(out, math.log(2))]
+
+
+class Log2(Elemwise):
+    ufunc = np.log2
+    def partials(self, x, out): return [reciprocal(multiply(x, math.log(2)))]
+
+
+class Log10(Elemwise):
+    ufunc = np.log10
+    def partials(self, x, out): return [reciprocal(multiply(x, math.log(10)))]
+
+
+class Cbrt(Elemwise):
+    ufunc = np.cbrt
+    def partials(self, x, out): return [reciprocal(multiply(square(out), 3))]
+
+
+class Deg2rad(Elemwise):
+    ufunc = np.deg2rad
+    def partials(self, x, out): return [math.pi / 180]
+
+
+class Rad2deg(Elemwise):
+    ufunc = np.rad2deg
+    def partials(self, x, out): return [180 / math.pi]
+
+
+class Trunc(Elemwise):
+    ufunc = np.trunc
+    def partials(self, x, out): return [None]
+
+
 class Signbit(Elemwise): ufunc = np.signbit
-class Positive(Elemwise): ufunc = np.positive
-class Conj(Elemwise): ufunc = np.conjugate
+
+
+class Positive(Elemwise):
+    ufunc = np.positive
+    def partials(self, x, out): return [1]
+
+
+class Conj(Elemwise):
+    """The conjugate: its derivative is not holomorphic; the pullback conjugates too."""
+
+    ufunc = np.conjugate
+
+    def pullback(self, node, cotangents):
+        return [conj(cotangents[0]) if is_inexact(node.inputs[0].dtype) else None]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else conj(t)]
+
+
 class Popcount(Elemwise):
     # counts the bits of |x| for signed integers, as numpy.bitwise_count
     ufunc = np.bitwise_count
@@ -191,16 +428,51 @@ class _ComplexPart(Elemwise):
         return dtype, dtype
 
 
+    # the derivatives of complex inputs are R-linear, not holomorphic: each class gives
+    # ``_complex_pullback`` (the transpose, as jax) and ``_complex_pushforward``
+    def pullback(self, node, cotangents):
+        x = node.inputs[0]
+        if not is_complex(x.dtype):
+            return super().pullback(node, cotangents)
+        return [self._complex_pullback(x, node.outputs[0], cotangents[0])]
+
+    def pushforward(self, node, tangents):
+        x = node.inputs[0]
+        if not is_complex(x.dtype):
+            return super().pushforward(node, tangents)
+        t = tangents[0]
+        return [None if t is None else self._complex_pushforward(x, node.outputs[0], t)]
+
+
 class Real(_ComplexPart):
     reference = staticmethod(lambda x: np.real(x).copy())
+    def partials(self, x, out): return [1]
+    def _complex_pullback(self, x, out, ct): return astype(ct, x.dtype)
+    def _complex_pushforward(self, x, out, t): return real(t)
 
 
 class Imag(_ComplexPart):
     reference = staticmethod(lambda x: np.imag(x).copy())
+    def partials(self, x, out): return [None]  # zeros for real x
+    def _complex_pullback(self, x, out, ct): return multiply(astype(ct, x.dtype), -1j)
+    def _complex_pushforward(self, x, out, t): return imag(t)
 
 
 class Angle(_ComplexPart):
     reference = staticmethod(lambda x: np.angle(x))
+    def partials(self, x, out): return [None]  # 0 or pi for real x
+
+    def _complex_pullback(self, x, out, ct):
+        # -1j * ct * conj(x) / |x|**2
+        return multiply(astype(ct, x.dtype), divide(multiply(conj(x), -1j), astype(_abs2(x), x.dtype)))
+
+    def _complex_pushforward(self, x, out, t):
+        return divide(imag(multiply(conj(x), t)), _abs2(x))
+
+
+def _abs2(x: Variable) -> Variable:
+    """|x|**2 of complex ``x``, real."""
+    return add(square(real(x)), square(imag(x)))
 
 
 # --- binary --------------------------------------------------------------
@@ -208,15 +480,78 @@ class Binary(Elemwise):
     nin = 2
 
 
-class Add(Binary): ufunc = np.add
-class Subtract(Binary): ufunc = np.subtract
-class Multiply(Binary): ufunc = np.multiply
-class Divide(Binary): ufunc = np.true_divide
-class FloorDivide(Binary): ufunc = np.floor_divide
-class Remainder(Binary): ufunc = np.remainder
-class Power(Binary): ufunc = np.power
-class Maximum(Binary): ufunc = np.maximum
-class Minimum(Binary): ufunc = np.minimum
+class Add(Binary):
+    ufunc = np.add
+    def partials(self, x, y, out): return [1, 1]
+
+
+class Subtract(Binary):
+    ufunc = np.subtract
+    def partials(self, x, y, out): return [1, -1]
+
+
+class Multiply(Binary):
+    ufunc = np.multiply
+    def partials(self, x, y, out): return [y, x]
+
+
+class Divide(Binary):
+    ufunc = np.true_divide
+
+    def pullback(self, node, cotangents):
+        (ct,), (x, y), out = cotangents, node.inputs, node.outputs[0]
+        if not is_inexact(out.dtype):
+            return [None, None]
+        from ..autodiff import sum_to
+        q = divide(ct, y)
+        return [sum_to(q, x), sum_to(negative(multiply(q, out)), y)]
+
+    def pushforward(self, node, tangents):
+        (tx, ty), (x, y), out = tangents, node.inputs, node.outputs[0]
+        if not is_inexact(out.dtype):
+            return [None]
+        num = tx if ty is None else negative(multiply(out, ty)) if tx is None \
+            else subtract(tx, multiply(out, ty))
+        from ..autodiff import broadcast_like
+        return [broadcast_like(divide(num, y), out)]
+
+
+class FloorDivide(Binary):
+    ufunc = np.floor_divide
+    def partials(self, x, y, out): return [None, None]
+
+
+class Remainder(Binary):
+    ufunc = np.remainder
+    def partials(self, x, y, out): return [1, negative(floor(divide(x, y)))]
+
+
+class Power(Binary):
+    """x ** y; derivatives as jax's: y * x ** (y - 1) and log(x) * out, with log(1)
+    where x == 0 (so 0 ** y has a zero y-derivative)."""
+
+    ufunc = np.power
+
+    def partials(self, x, y, out):
+        return [multiply(y, power(x, subtract(y, 1))), multiply(log(where(equal(x, 0), 1, x)), out)]
+
+
+def _balanced(x: Variable, y: Variable, out: Variable) -> list[Variable]:
+    """Derivatives of maximum/minimum: 1 to the input equal to ``out``, halves on ties (jax)."""
+    mx, my = astype(equal(x, out), out.dtype), astype(equal(y, out), out.dtype)
+    return [divide(mx, add(my, 1)), divide(my, add(mx, 1))]
+
+
+class Maximum(Binary):
+    ufunc = np.maximum
+    def partials(self, x, y, out): return _balanced(x, y, out)
+
+
+class Minimum(Binary):
+    ufunc = np.minimum
+    def partials(self, x, y, out): return _balanced(x, y, out)
+
+
 class BitwiseAnd(Binary): ufunc = np.bitwise_and
 class BitwiseOr(Binary): ufunc = np.bitwise_or
 class BitwiseXor(Binary): ufunc = np.bitwise_xor
@@ -243,17 +578,66 @@ class LogicalXor(Binary):
     logical = True
 
 
-class Arctan2(Binary): ufunc = np.arctan2
-class Hypot(Binary): ufunc = np.hypot
-class Copysign(Binary): ufunc = np.copysign
-class Nextafter(Binary): ufunc = np.nextafter
+class Arctan2(Binary):
+    ufunc = np.arctan2
+
+    def partials(self, y, x, out):  # arctan2(y, x): the angle of the point (x, y)
+        r2 = add(square(x), square(y))
+        return [divide(x, r2), negative(divide(y, r2))]
+
+
+class Hypot(Binary):
+    ufunc = np.hypot
+
+    def partials(self, x, y, out):  # x / out and y / out, 0 at the origin
+        safe = where(equal(out, 0), 1, out)
+        return [divide(x, safe), divide(y, safe)]
+
+
+class Copysign(Binary):
+    ufunc = np.copysign
+
+    def partials(self, x, y, out):  # +-1 (1 at x == 0, as |x|'), nothing for y
+        flip = astype(logical_xor(signbit(y), less(x, 0)), x.dtype)
+        return [subtract(1, multiply(flip, 2)), None]
+
+
+class Nextafter(Binary):
+    ufunc = np.nextafter
+
+    def partials(self, x, y, out):
+        why = UndefinedGradient("nextafter moves by one ulp: it is a step function, "
+                                "and jax defines no derivative for it either")
+        return [why, why]
+
+
 class LeftShift(Binary): ufunc = np.left_shift
 class RightShift(Binary): ufunc = np.right_shift
-class Logaddexp(Binary): ufunc = np.logaddexp
-class Logaddexp2(Binary): ufunc = np.logaddexp2
-class Fmod(Binary): ufunc = np.fmod
-class Fmax(Binary): ufunc = np.fmax
-class Fmin(Binary): ufunc = np.fmin
+
+
+class Logaddexp(Binary):
+    ufunc = np.logaddexp
+    def partials(self, x, y, out): return [exp(subtract(x, out)), exp(subtract(y, out))]
+
+
+class Logaddexp2(Binary):
+    ufunc = np.logaddexp2
+    def partials(self, x, y, out): return [exp2(subtract(x, out)), exp2(subtract(y, out))]
+
+
+class Fmod(Binary):
+    ufunc = np.fmod
+    def partials(self, x, y, out): return [1, negative(trunc(divide(x, y)))]
+
+
+class Fmax(Binary):
+    ufunc = np.fmax
+    def partials(self, x, y, out): return _balanced(x, y, out)
+
+
+class Fmin(Binary):
+    ufunc = np.fmin
+    def partials(self, x, y, out): return _balanced(x, y, out)
 
 
 # --- ternary -------------------------------------------------------------
@@ -271,6 +655,20 @@ class Select(Op):
 
     def perform(self, node, inputs):
         return [np.asarray(np.where(*inputs), dtype=node.outputs[0].dtype)]
+
+    def pullback(self, node, cotangents):
+        (ct,), (cond, x, y) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None, None]
+        from ..autodiff import sum_to
+        return [None, sum_to(where(cond, ct, 0), x), sum_to(where(cond, 0, ct), y)]
+
+    def pushforward(self, node, tangents):
+        (_, tx, ty), (cond, x, y), out = tangents, node.inputs, node.outputs[0]
+        if not is_inexact(out.dtype) or (tx is None and ty is None):
+            return [None]
+        from ..autodiff import broadcast_like
+        return [broadcast_like(where(cond, 0 if tx is None else tx, 0 if ty is None else ty), out)]
 
 
 class Cast(Op):
@@ -290,6 +688,21 @@ class Cast(Op):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
             return [inputs[0].astype(self.dtype)]
+
+    # between float and complex dtypes the cotangent is cast back (complex -> real keeps
+    # the real part, so real -> complex gets the real part of its cotangent, as jax);
+    # integer and bool values carry no gradient
+    def pullback(self, node, cotangents):
+        (ct,), (x,) = cotangents, node.inputs
+        if not (is_inexact(x.dtype) and is_inexact(self.dtype)):
+            return [None]
+        return [astype(ct, x.dtype)]
+
+    def pushforward(self, node, tangents):
+        (t,), (x,) = tangents, node.inputs
+        if t is None or not (is_inexact(x.dtype) and is_inexact(self.dtype)):
+            return [None]
+        return [astype(t, self.dtype)]
 
 
 # --- builders ------------------------------------------------------------
@@ -400,12 +813,43 @@ def round(x: Any, decimals: int = 0) -> Variable:
     integers keep their dtype and complex values round both parts (numpy.around)."""
     x = as_variable(x)
     if is_complex(x.dtype) or (not is_float(x.dtype) and x.dtype != np.dtype(np.bool_)):
-        from .mathx import around
         return around(x, decimals)
     if decimals == 0:
         return apply_elemwise(_round_op, x)
     scale = 10.0 ** decimals
     return divide(apply_elemwise(_round_op, multiply(x, scale)), scale)
+
+
+def around(a: Any, decimals: int = 0) -> Variable:
+    """Round half to even to ``decimals`` digits, as numpy.around: integers keep their dtype
+    (negative ``decimals`` round them to tens, hundreds, ... half to even); complex values
+    round both parts (and need finite imaginary parts)."""
+    a = as_variable(a)
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"around: decimals must be an int, got {decimals!r}")
+    if a.dtype == DTYPES["bool"] and decimals != 0:
+        raise TypeError("around: bool inputs only round with decimals=0 (as numpy.around)")
+    if is_complex(a.dtype):
+        parts = (round(real(a), int(decimals)), round(imag(a), int(decimals)))
+        return make_complex(*parts, a.dtype)
+    if not is_integer(a.dtype):
+        return round(a, int(decimals))
+    if decimals >= 0:
+        return a
+    scale = 10 ** (-int(decimals))
+    if scale > np.iinfo(a.dtype).max:
+        return multiply(a, 0)
+    r = remainder(a, scale)
+    q = subtract(a, r)
+    odd = not_equal(remainder(floor_divide(q, scale), 2), 0)
+    rest = subtract(scale, r)
+    up = logical_or(greater(r, rest), logical_and(equal(r, rest), odd))
+    return where(up, add(q, scale), q)
+
+
+def make_complex(re: Variable, im: Variable, dt: np.dtype) -> Variable:
+    """``re + 1j * im`` as complex dtype ``dt`` (``im`` must be finite)."""
+    return add(astype(re, dt), multiply(astype(im, dt), 1j))
 
 
 def astype(x: Any, dtype: Any) -> Variable:

@@ -41,7 +41,12 @@ import numpy as np
 
 from ..graph import Apply, Constant, Op, Variable
 from ..types import TensorType, is_complex
+from ..graph import UndefinedGradient
+from ..types import is_inexact
+from . import elemwise as ew
+from . import shape as sh
 from .basic import as_variable, broadcast_shapes, normalize_axis, result_type
+from .dynamic import boolean_mask
 
 __all__ = [
     "getitem", "at", "set_subtensor", "inc_subtensor", "take", "take_along_axis", "put_along_axis",
@@ -105,6 +110,87 @@ class Subtensor(Op):
     def perform(self, node, inputs):
         key = tuple(slice(*e) if _is_slice(e) else e for e in self.idx)
         return [np.asarray(inputs[0][key])]
+
+    # derivatives: the cotangent placed back where the index took it from (zeros
+    # elsewhere): new axes dropped, int-indexed dims restored, reversed and strided
+    # slices undone, then one Pad
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        return [_subtensor_cotangent(self.idx, cotangents[0], x)]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else self(t)]
+
+
+def _flip_axis(v: Variable, axis: int) -> Variable:
+    return Subtensor(tuple((None, None, -1) if a == axis else _FULL for a in range(v.ndim)))(v)
+
+
+def _subtensor_cotangent(idx: tuple, ct: Variable, x: Variable) -> Variable | UndefinedGradient:
+    from .construct import Pad
+    new_axes, pos = [], 0
+    for e in idx:
+        if e is None:
+            new_axes.append(pos)
+        if e is None or _is_slice(e):
+            pos += 1
+    if new_axes:
+        ct = sh.Squeeze(tuple(new_axes))(ct)
+    consumed = [e for e in idx if e is not None]
+    int_axes = tuple(a for a, e in enumerate(consumed) if not _is_slice(e))
+    if int_axes:
+        ct = sh.ExpandDims(int_axes)(ct)
+    widths = []
+    for a, e in enumerate(consumed):
+        d = x.shape[a]
+        if _is_slice(e) and e in (_FULL, (None, None, 1)):
+            widths.append((0, 0))
+            continue
+        if _is_slice(e) and e == (None, None, -1):
+            ct = _flip_axis(ct, a)
+            widths.append((0, 0))
+            continue
+        if d is None:
+            return UndefinedGradient(f"the gradient of x[{', '.join(_fmt_entry(i) for i in idx)}] "
+                                     f"needs the size of axis {a} of {x.type}")
+        if not _is_slice(e):
+            i = e % d
+            widths.append((i, d - 1 - i))
+            continue
+        r = range(*slice(*e).indices(d))
+        if not r:
+            widths.append((0, d))
+            continue
+        if r.step < 0:
+            ct = _flip_axis(ct, a)
+            r = r[::-1]
+        if r.step > 1:
+            ct = _interleave_zeros(ct, a, r.step)
+            if isinstance(ct, UndefinedGradient):
+                return ct
+        widths.append((r.start, d - 1 - r[-1]))
+    if any(b or c for b, c in widths):
+        ct = Pad(widths)(ct, Constant(np.zeros((), ct.dtype)))
+    return ct
+
+
+def _interleave_zeros(v: Variable, axis: int, step: int) -> Variable | UndefinedGradient:
+    """``v`` with ``step - 1`` zeros between consecutive elements along ``axis``."""
+    from .construct import Pad
+    shape = list(v.shape)
+    k = shape[axis]
+    if shape.count(None) > 1 or k is None:
+        return UndefinedGradient("the gradient of a strided slice needs static shapes")
+    w = sh.ExpandDims((axis + 1,))(v)
+    w = Pad([(0, step - 1) if a == axis + 1 else (0, 0) for a in range(w.ndim)])(
+        w, Constant(np.zeros((), v.dtype)))
+    shape[axis] = k * step
+    w = sh.Reshape(tuple(-1 if d is None else d for d in shape))(w)
+    return Subtensor(tuple((None, (k - 1) * step + 1, None) if a == axis else _FULL
+                           for a in range(w.ndim)))(w)
 
 
 # --- advanced indexing ------------------------------------------------------------
@@ -370,7 +456,6 @@ def getitem(x: Any, idx: Any) -> Variable:
     x = as_variable(x)
     if _is_mask(idx):
         # the result's length depends on the mask's values: a host op
-        from .dynamic import boolean_mask
         return boolean_mask(x, idx)
     entries, arrays = _normalize(idx, x.ndim)
     if arrays:
@@ -476,7 +561,6 @@ def _known_dim(x: Variable, axis: int, op: str) -> int:
 def _bounded(i: Variable, n: int, mode: str | None, op: str) -> Variable:
     """Index ``i`` into a dim of size ``n`` under NumPy's ``mode``: 'raise' (or None) keeps it
     (indexing semantics), 'wrap' takes it modulo ``n``, 'clip' clips it into [0, n-1]."""
-    from . import elemwise as ew
     if mode in (None, "raise"):
         return i
     if mode == "wrap":
@@ -496,7 +580,6 @@ def _int_index(i: Any, op: str, what: str = "indices") -> Variable:
 def take(x: Any, indices: Any, axis: int | None = None, mode: str | None = None) -> Variable:
     """numpy.take: ``x[..., indices, ...]`` along ``axis`` (``None``: of the flattened ``x``).
     ``mode``: 'raise' (default; out of range clamps on a device), 'wrap' or 'clip'."""
-    from . import shape as sh
     x = as_variable(x)
     if axis is None:
         x = sh.reshape(x, -1)
@@ -527,7 +610,6 @@ def _along_axis_index(arr: Variable, indices: Variable, axis: int, op: str) -> t
 def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Variable:
     """numpy.take_along_axis: ``arr`` gathered at ``indices`` along ``axis`` (``None``: of the
     flattened ``arr``, with 1-d ``indices``); the other dims broadcast."""
-    from . import shape as sh
     arr = as_variable(arr)
     indices = _int_index(indices, "take_along_axis")
     if axis is None:
@@ -540,7 +622,6 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Variable:
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Variable:
     """Functional numpy.put_along_axis: a copy of ``arr`` with ``values`` written at
     ``indices`` along ``axis`` (``None``: of the flattened ``arr``)."""
-    from . import shape as sh
     arr = as_variable(arr)
     indices = _int_index(indices, "put_along_axis")
     flat = axis is None
@@ -553,8 +634,6 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Var
 def one_hot(indices: Any, depth: int, dtype: Any = "float64", axis: int = -1) -> Variable:
     """One-hot encoding: 1 where ``indices == k`` along a new axis of size ``depth`` (placed at
     ``axis`` of the result), else 0; indices outside [0, depth) give all zeros."""
-    from . import elemwise as ew
-    from . import shape as sh
     indices = _int_index(indices, "one_hot")
     if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)) or depth < 0:
         raise ValueError(f"one_hot: depth must be a non-negative int, got {depth!r}")
@@ -575,7 +654,6 @@ def _check_constant_range(i: Variable, n: int, op: str, what: str) -> None:
 def unravel_index(indices: Any, shape: Any) -> tuple[Variable, ...]:
     """numpy.unravel_index (C order): the int64 coordinates of flat ``indices`` in an array of
     the static ``shape``. Out-of-range indices raise for constants; graph values are not checked."""
-    from . import elemwise as ew
     dims = tuple(int(operator.index(d)) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     indices = _int_index(indices, "unravel_index")
     _check_constant_range(indices, int(np.prod(dims)), "unravel_index", "index")
@@ -592,7 +670,6 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Variable, ...]:
 def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise") -> Variable:
     """numpy.ravel_multi_index (C order) of a tuple of integer index arrays into the static
     ``dims``; ``mode`` 'raise' (constants are checked), 'wrap' or 'clip'. Returns int64."""
-    from . import elemwise as ew
     dims = tuple(int(operator.index(d)) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
     if len(multi_index) != len(dims):
         raise ValueError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims")

@@ -33,7 +33,12 @@ import numpy as np
 
 from ..graph import Apply, Op, Variable
 from ..types import DTYPES, TensorType, is_complex, is_float
+from ..types import is_inexact
 from .basic import as_variable, broadcast_shapes, normalize_axes, result_type
+from .elemwise import abs as abs_, astype, not_equal, power, sqrt, square
+from .indexing import getitem
+from .reduction import any as any_, max as max_, min as min_, sum as sum_
+from .shape import broadcast_to, expand_dims, eye, reshape, transpose
 
 __all__ = [
     "DotGeneral", "matmul", "dot", "tensordot", "einsum", "outer", "matrix_power", "norm",
@@ -150,6 +155,52 @@ class DotGeneral(Op):
         batch = np.broadcast_shapes(tuple(a.shape[d] for d in ba), tuple(b.shape[d] for d in bb))
         shape = batch + tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb)
         return [np.asarray(out.reshape(shape), dtype=dt)]
+
+    # --- derivatives: bilinear. Each operand's cotangent contracts the cotangent with the
+    # other operand over the other's free dims (no conjugate for complex, as jax), then is
+    # transposed to the operand's axis order and summed over the batch dims it broadcast.
+    def pullback(self, node, cotangents):
+        (ct,), (a, b) = cotangents, node.inputs
+        if not is_inexact(a.dtype):
+            return [None, None]
+        return [self._cotangent(ct, a, b, 0), self._cotangent(ct, b, a, 1)]
+
+    def pushforward(self, node, tangents):
+        (ta, tb), (a, b) = tangents, node.inputs
+        if not is_inexact(a.dtype):
+            return [None]
+        terms = ([] if ta is None else [self(ta, b)]) + ([] if tb is None else [self(a, tb)])
+        if not terms:
+            return [None]
+        return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
+
+    def _cotangent(self, ct: Variable, x: Variable, other: Variable, side: int) -> Variable:
+        o = 1 - side
+        fx, fo = self.free_axes(x.ndim, side), self.free_axes(other.ndim, o)
+        bx, bo = self.batch[side], self.batch[o]
+        cx, co = self.contracting[side], self.contracting[o]
+        nb = ct.ndim - len(fx) - len(fo)  # the output: batch dims, free dims of a, of b
+        start_fo = nb + (len(fx) if side == 0 else 0)
+        # g: batch dims shared with ``other``, the other dims of ct, then co (ascending)
+        g = DotGeneral((tuple(range(start_fo, start_fo + len(fo))), fo),
+                       (tuple(range(nb - len(bo), nb)), bo))(ct, other)
+
+        def batch_position(p: int) -> int:  # where output batch dim p is in g
+            return p - (nb - len(bo)) if p >= nb - len(bo) else len(bo) + p
+
+        rank = sorted(co)
+        in_g = {}  # axis of x -> its position in g
+        for k, d in enumerate(bx):
+            in_g[d] = batch_position(nb - len(bx) + k)
+        for k, d in enumerate(fx):
+            in_g[d] = nb + k
+        for d, e in zip(cx, co):
+            in_g[d] = nb + len(fx) + rank.index(e)
+        perm = [batch_position(p) for p in range(nb - len(bx))] + [in_g[d] for d in range(x.ndim)]
+        if perm != list(range(len(perm))):
+            g = transpose(g, perm)
+        from ..autodiff import sum_to
+        return sum_to(g, x)
 
 
 # --- builders --------------------------------------------------------------
@@ -281,9 +332,6 @@ def _parse_term(term: str, ndim: int, where: str) -> list[Any]:
 
 def _diagonal(x: Variable, labels: list[Any]) -> tuple[Variable, list[Any]]:
     """Takes the diagonal over every label repeated within one operand."""
-    from .indexing import getitem
-    from .shape import reshape, transpose
-
     while True:
         seen = [lab for i, lab in enumerate(labels) if lab in labels[:i]]
         if not seen:
@@ -307,9 +355,6 @@ def _diagonal(x: Variable, labels: list[Any]) -> tuple[Variable, list[Any]]:
 def _sum_labels(x: Variable, labels: list[Any], drop: set) -> tuple[Variable, list[Any]]:
     """Sums ``x`` over the dims labelled by ``drop``, keeping its dtype (einsum
     sums of ints wrap in their own type; of bools, it is a logical or)."""
-    from .elemwise import astype
-    from .reduction import any as any_, sum as sum_
-
     axes = tuple(i for i, lab in enumerate(labels) if lab in drop)
     if not axes:
         return x, labels
@@ -413,7 +458,6 @@ def einsum(subscripts: str, *operands: Any) -> Variable:
     # an output label missing from ``ls`` cannot happen: outputs come from the operands
     perm = [ls.index(lab) for lab in out]
     if perm != list(range(len(perm))):
-        from .shape import transpose
         x = transpose(x, perm)
     return x
 
@@ -421,8 +465,6 @@ def einsum(subscripts: str, *operands: Any) -> Variable:
 # --- outer, matrix_power ---------------------------------------------------------------
 def outer(a: Any, b: Any) -> Variable:
     """Outer product of the flattened inputs, as numpy.outer: ``out[i, j] = a[i] * b[j]``."""
-    from .shape import reshape
-
     a, b = _promoted(a, b)
     return DotGeneral(((), ()))(reshape(a, (-1,)), reshape(b, (-1,)))
 
@@ -431,8 +473,6 @@ def matrix_power(a: Any, n: int) -> Variable:
     """``a`` raised to the static integer power ``n``, as numpy.linalg.matrix_power:
     repeated squaring; ``n = 0`` gives the identity (in ``a``'s dtype), negative
     ``n`` powers the inverse (float and complex matrices only)."""
-    from .shape import broadcast_to, eye
-
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"matrix_power: the exponent must be an integer, got {n!r}")
     a = as_variable(a)
@@ -460,8 +500,6 @@ def matrix_power(a: Any, n: int) -> Variable:
 # --- norm ------------------------------------------------------------------------------
 def _float_input(x: Any, name: str) -> Variable:
     """``x`` as a float/complex Variable: ints and bool become float64, as in numpy.linalg."""
-    from .elemwise import astype
-
     x = as_variable(x)
     if not (is_float(x.dtype) or is_complex(x.dtype)):
         x = astype(x, "float64")
@@ -479,10 +517,6 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
     is real: float inputs keep their dtype, complex ones give their real part's,
     ints and bool give float64.
     """
-    from .elemwise import abs as abs_, astype, not_equal, power, sqrt, square
-    from .reduction import max as max_, min as min_, sum as sum_
-    from .shape import expand_dims
-
     x = _float_input(x, "norm")
     if axis is None:
         if ord is None:
@@ -528,7 +562,6 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
         s = sum_(a, axis=inner)
         out = red(s, axis=outer_ - 1 if outer_ > inner else outer_)
     elif ord in (2, -2, "nuc"):
-        from .shape import transpose
         rest = [d for d in range(x.ndim) if d not in axes]
         sv = svdvals(transpose(x, rest + [r, c]))
         out = max_(sv, axis=-1) if ord == 2 else min_(sv, axis=-1) if ord == -2 else sum_(sv, axis=-1)
@@ -538,7 +571,6 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
 
 
 def _ones_shape(x: Variable, ndim: int) -> Variable:
-    from .shape import reshape
     return reshape(x, (1,) * ndim)
 
 

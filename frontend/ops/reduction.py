@@ -33,6 +33,10 @@ import numpy as np
 from ..graph import Apply, Op, Variable
 from ..types import DTYPES, TensorType, dtype_name, is_complex, is_float
 from .basic import as_variable
+from .elemwise import astype
+from . import elemwise as ew
+from ..graph import Constant, NotDifferentiableError, UndefinedGradient
+from ..types import is_inexact
 
 __all__ = [
     "sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "all", "any", "argmax",
@@ -173,6 +177,17 @@ class Reduce(Op):
         fn = type(self).reference
         return [_quiet(lambda: np.asarray(fn(x, axis=self.axis, keepdims=self.keepdims)).astype(out_dt))]
 
+    # derivatives: integer and bool results (all, any, sums of ints) carry none
+    def pullback(self, node, cotangents):
+        if not is_inexact(node.outputs[0].dtype):
+            return [None]
+        return super().pullback(node, cotangents)
+
+    def pushforward(self, node, tangents):
+        if not is_inexact(node.outputs[0].dtype):
+            return [None]
+        return super().pushforward(node, tangents)
+
 
 class Sum(Reduce):
     """Sum over axes, as numpy.sum (an empty axis sums to 0)."""
@@ -183,6 +198,16 @@ class Sum(Reduce):
     @classmethod
     def output_dtype(cls, dtype: np.dtype) -> np.dtype:
         return sum_dtype(dtype)
+
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        from ..autodiff import unreduce
+        return [unreduce(cotangents[0], x, self.axis, self.keepdims)]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
 
 
 class Prod(Reduce):
@@ -195,6 +220,21 @@ class Prod(Reduce):
     def output_dtype(cls, dtype: np.dtype) -> np.dtype:
         return sum_dtype(dtype)
 
+    # derivatives: the product of the other elements, exact with zeros (as jax's)
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        from ..autodiff import unreduce
+        ct = unreduce(cotangents[0], x, self.axis, self.keepdims)
+        return [ew.multiply(ct, _prod_partials(self, node))]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        if t is None or not is_inexact(t.dtype):
+            return [None]
+        return [Sum(self.axis, self.keepdims)(ew.multiply(t, _prod_partials(self, node)))]
+
 
 class Max(Reduce):
     """Maximum over axes, as numpy.max: NaN propagates, complex orders lexicographically."""
@@ -202,12 +242,29 @@ class Max(Reduce):
     reference = staticmethod(np.max)
     empty_ok = False
 
+    # derivatives: shared equally among the elements equal to the result (as jax's)
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        from ..autodiff import unreduce
+        ct = unreduce(cotangents[0], x, self.axis, self.keepdims)
+        return [ew.multiply(ct, _extremum_weights(self, node))]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        if t is None or not is_inexact(t.dtype):
+            return [None]
+        return [Sum(self.axis, self.keepdims)(ew.multiply(t, _extremum_weights(self, node)))]
+
 
 class Min(Reduce):
     """Minimum over axes, as numpy.min: NaN propagates, complex orders lexicographically."""
 
     reference = staticmethod(np.min)
     empty_ok = False
+    pullback = Max.pullback
+    pushforward = Max.pushforward
 
 
 class Mean(Reduce):
@@ -219,6 +276,17 @@ class Mean(Reduce):
     @classmethod
     def output_dtype(cls, dtype: np.dtype) -> np.dtype:
         return float_dtype(dtype)
+
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        from ..autodiff import reduced_count, unreduce
+        ct = _divide_by_count(cotangents[0], reduced_count(x, self.axis))
+        return [unreduce(ct, x, self.axis, self.keepdims)]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
 
 
 class All(Reduce):
@@ -271,12 +339,42 @@ class Var(Op):
     def _reference(self, x: np.ndarray) -> np.ndarray:
         return np.var(x, axis=self.axis, keepdims=self.keepdims, ddof=self.ddof)
 
+    # derivatives: the pullback weighs real cotangents by 2 conj(x - mean) / (n - ddof)
+    # (std: further divided by 2 std); the pushforward takes the real part of the pairing
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        from ..autodiff import unreduce
+        ct = unreduce(cotangents[0], x, self.axis, self.keepdims)
+        return [ew.multiply(ew.astype(ct, x.dtype), self._weights(node))]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        if t is None or not is_inexact(t.dtype):
+            return [None]
+        p = ew.multiply(t, self._weights(node))
+        return [Sum(self.axis, self.keepdims)(ew.real(p) if is_complex(p.dtype) else p)]
+
+    def _weights(self, node: Apply) -> Variable:
+        from ..autodiff import reduced_count
+        (x,) = node.inputs
+        d = ew.subtract(x, Mean(self.axis, keepdims=True)(x))
+        if is_complex(x.dtype):
+            d = ew.conj(d)
+        return _divide_by_count(ew.multiply(d, 2), _minus(reduced_count(x, self.axis), self.ddof))
+
 
 class Std(Var):
     """Standard deviation over axes, as numpy.std: the square root of ``Var``."""
 
     def _reference(self, x: np.ndarray) -> np.ndarray:
         return np.std(x, axis=self.axis, keepdims=self.keepdims, ddof=self.ddof)
+
+    def _weights(self, node: Apply) -> Variable:
+        (x,), out = node.inputs, node.outputs[0]
+        half_over_std = ew.divide(0.5, out if self.keepdims else _keep(out, self.axis))
+        return ew.multiply(super()._weights(node), ew.astype(half_over_std, x.dtype))
 
 
 class Argmax(Op):
@@ -305,6 +403,12 @@ class Argmax(Op):
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         res = type(self).reference(inputs[0], axis=self.axis, keepdims=self.keepdims)
         return [np.asarray(res, dtype=_INT64)]
+
+    def pullback(self, node, cotangents):
+        return [None]  # an index: no gradient
+
+    def pushforward(self, node, tangents):
+        return [None]
 
 
 class Argmin(Argmax):
@@ -356,6 +460,42 @@ class CumOp(Op):
         res = _quiet(lambda: np.asarray(fn(x, axis=self.axis, dtype=sum_dtype(x.dtype))).astype(out_dt))
         return [res]
 
+    # derivatives: cumsum's pullback is a reverse cumsum; cumprod's is exact with zeros
+    # (as jax's); cummax/cummin send each cotangent to the element the output copies (on
+    # ties, the latest of the equal elements; jax splits among them). axis=None works on
+    # the flattened input.
+    def pullback(self, node, cotangents):
+        (x,), (ct,), out = node.inputs, cotangents, node.outputs[0]
+        if not is_inexact(x.dtype):
+            return [None]
+        flat, axis = _cum_input(self, x)
+        if isinstance(flat, UndefinedGradient):
+            return [flat]
+        if self.mode == "add":
+            g = _reverse_cumsum(ct, axis)
+        elif self.mode == "mul":
+            g = _cumprod_pullback(flat, out, ct, axis)
+        else:
+            from .indexing import at
+            from .shape import zeros_like
+            g = at(zeros_like(flat))[_cum_source_index(flat, out, axis)].add(ct)
+        return [_cum_restore(g, x, self.axis)]
+
+    def pushforward(self, node, tangents):
+        (x,), (t,), out = node.inputs, tangents, node.outputs[0]
+        if t is None or not is_inexact(x.dtype):
+            return [None]
+        if self.mode == "add":
+            return [self(t)]
+        if self.mode == "mul":
+            return super().pushforward(node, tangents)  # by transposing the pullback
+        flat, axis = _cum_input(self, x)
+        if isinstance(flat, UndefinedGradient):
+            raise NotDifferentiableError(f"{self}: {flat.reason}")
+        from .indexing import getitem
+        t_flat = t if self.axis is not None or x.ndim == 1 else _flatten(t)
+        return [getitem(t_flat, _cum_source_index(flat, out, axis))]
+
 
 # --- softmax family ------------------------------------------------------------------
 def _check_float(op: Op, x: Variable) -> None:
@@ -400,6 +540,21 @@ class Softmax(Op):
         e = np.exp(x - m)
         return e / np.sum(e, axis=axes, keepdims=True)
 
+    # derivatives: y * (ct - sum(ct * y)) for softmax (a symmetric Jacobian), and
+    # ct - exp(y) * sum(ct) for log_softmax
+    def pullback(self, node, cotangents):
+        return [self._vjp(node.outputs[0], cotangents[0])]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None else self._jvp(node.outputs[0], t)]
+
+    def _vjp(self, y: Variable, ct: Variable) -> Variable:
+        return ew.multiply(y, ew.subtract(ct, Sum(self.axis, keepdims=True)(ew.multiply(ct, y))))
+
+    def _jvp(self, y: Variable, t: Variable) -> Variable:
+        return self._vjp(y, t)
+
 
 class LogSoftmax(Softmax):
     """x - max - log(sum(exp(x - max))) over ``axis``, as scipy.special.log_softmax
@@ -409,6 +564,12 @@ class LogSoftmax(Softmax):
     def _reference(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         shifted = x - _shifted_max(x, axes)
         return shifted - np.log(np.sum(np.exp(shifted), axis=axes, keepdims=True))
+
+    def _vjp(self, y: Variable, ct: Variable) -> Variable:
+        return ew.subtract(ct, ew.multiply(ew.exp(y), Sum(self.axis, keepdims=True)(ct)))
+
+    def _jvp(self, y: Variable, t: Variable) -> Variable:
+        return ew.subtract(t, Sum(self.axis, keepdims=True)(ew.multiply(ew.exp(y), t)))
 
 
 class LogSumExp(Op):
@@ -439,6 +600,131 @@ class LogSumExp(Op):
             return out.astype(node.outputs[0].dtype)
 
         return [_quiet(reference)]
+
+    # derivatives: the softmax exp(x - out) weighs the cotangent
+    def pullback(self, node, cotangents):
+        from ..autodiff import unreduce
+        (x,) = node.inputs
+        ct = unreduce(cotangents[0], x, self.axis, self.keepdims)
+        return [ew.multiply(ct, self._softmax(node))]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        if t is None:
+            return [None]
+        return [Sum(self.axis, self.keepdims)(ew.multiply(t, self._softmax(node)))]
+
+    def _softmax(self, node: Apply) -> Variable:
+        (x,), out = node.inputs, node.outputs[0]
+        return ew.exp(ew.subtract(x, out if self.keepdims else _keep(out, self.axis)))
+
+
+# --- derivative helpers -------------------------------------------------------------------
+def _linear(op: Op, t: Variable | None) -> Variable | None:
+    """The tangent of a linear Op (sum, mean, cumsum): the Op applied to the tangent."""
+    return None if t is None or not is_inexact(t.dtype) else op(t)
+
+
+def _keep(out: Variable, axes: tuple[int, ...]) -> Variable:
+    """A reduction's result with the reduced dims back as 1s (keepdims=True)."""
+    if not axes:
+        return out
+    from .shape import ExpandDims
+    return ExpandDims(axes)(out)
+
+
+def _divide_by_count(v: Variable, n: int | float | Variable) -> Variable:
+    return ew.divide(v, n if not isinstance(n, Variable) else ew.astype(n, v.dtype))
+
+
+def _minus(n: int | Variable, ddof: int | float) -> int | float | Variable:
+    if not ddof:
+        return n
+    return n - ddof if not isinstance(n, Variable) else ew.subtract(ew.astype(n, _FLOAT64), ddof)
+
+
+def _extremum_weights(op: Reduce, node: Apply) -> Variable:
+    """1 / (number of maxima) at the elements equal to the max (or min), else 0."""
+    (x,), out = node.inputs, node.outputs[0]
+    mask = ew.astype(ew.equal(x, out if op.keepdims else _keep(out, op.axis)), x.dtype)
+    return ew.divide(mask, Sum(op.axis, keepdims=True)(mask))
+
+
+def _prod_partials(op: Prod, node: Apply) -> Variable:
+    """d prod / d x: the product of the other elements. out / x without zeros; at the only
+    zero of a slice, the product of the nonzero elements; 0 elsewhere."""
+    (x,), out = node.inputs, node.outputs[0]
+    zero = ew.equal(x, 0)
+    count = Sum(op.axis, keepdims=True)(ew.astype(zero, _INT64))
+    safe = ew.where(zero, 1, x)
+    others = Prod(op.axis, keepdims=True)(safe)
+    at_zero = ew.where(ew.equal(count, 1), others, 0)
+    return ew.where(zero, at_zero, ew.divide(out if op.keepdims else _keep(out, op.axis), safe))
+
+
+def _flatten(x: Variable) -> Variable:
+    from .shape import reshape
+    return reshape(x, (-1,))
+
+
+def _cum_input(op: CumOp, x: Variable) -> tuple[Variable | UndefinedGradient, int]:
+    """The input as the cumulative op sees it (flattened for axis=None) and the axis."""
+    if op.axis is not None:
+        flat, axis = x, op.axis
+    elif x.ndim == 1:
+        flat, axis = x, 0
+    elif x.shape.count(None) > 1:
+        return UndefinedGradient(f"axis=None on an input with more than one unknown dim "
+                                 f"({x.type}): its gradient cannot be reshaped back"), 0
+    else:
+        flat, axis = _flatten(x), 0
+    if op.mode in ("max", "min") and not flat.type.is_static:
+        return UndefinedGradient(f"cummax/cummin gradients need static shapes, got {x.type}"), 0
+    return flat, axis
+
+
+def _cum_restore(g: Variable, x: Variable, axis: int | None) -> Variable:
+    if axis is not None or x.ndim == 1:
+        return g
+    from .shape import reshape
+    return reshape(g, tuple(-1 if d is None else d for d in x.shape))
+
+
+def _flip(v: Variable, axis: int) -> Variable:
+    from .indexing import Subtensor
+    return Subtensor(tuple((None, None, -1) if a == axis else (None, None, None)
+                           for a in range(v.ndim)))(v)
+
+
+def _reverse_cumsum(v: Variable, axis: int) -> Variable:
+    """Sums from each element to the end along ``axis``."""
+    return _flip(CumOp(axis, "add")(_flip(v, axis)), axis)
+
+
+def _cumprod_pullback(x: Variable, y: Variable, ct: Variable, axis: int) -> Variable:
+    """The pullback of y = cumprod(x) along ``axis``, exact with zeros: before the first
+    zero of x, reverse_cumsum(ct * y) / x; at the first zero, the reverse cumsum of ct
+    times the cumprod with that zero replaced by 1; after it, 0."""
+    zero = ew.equal(x, 0)
+    zeros_so_far = CumOp(axis, "add")(ew.astype(zero, _INT64))
+    before = ew.equal(zeros_so_far, 0)
+    first = ew.logical_and(zero, ew.equal(zeros_so_far, 1))
+    a = ew.divide(_reverse_cumsum(ew.where(before, ew.multiply(ct, y), 0), axis), ew.where(before, x, 1))
+    y_skip = CumOp(axis, "mul")(ew.where(first, 1, x))
+    b = _reverse_cumsum(ew.where(before, 0, ew.multiply(ct, y_skip)), axis)
+    return ew.where(before, a, ew.where(first, b, 0))
+
+
+def _cum_source_index(x: Variable, y: Variable, axis: int) -> tuple[Variable, ...]:
+    """The index of the element of ``x`` (static shape) each element of y = cummax(x)
+    (or cummin) copies, as a tuple of index arrays for x[...]."""
+    def positions(d: int) -> Constant:
+        shape = [1] * x.ndim
+        shape[d] = x.shape[d]
+        return Constant(np.arange(x.shape[d], dtype=np.int64).reshape(shape))
+
+    source = CumOp(axis, "max")(ew.where(ew.equal(x, y), positions(axis), 0))
+    return tuple(source if d == axis else positions(d) for d in range(x.ndim))
 
 
 # --- builders ------------------------------------------------------------------------
@@ -523,8 +809,6 @@ def cummin(x: typing.Any, axis: int | None = None) -> Variable:
 
 
 def _as_float(x: typing.Any) -> Variable:
-    from .elemwise import astype
-
     x = as_variable(x)
     return x if is_float(x.dtype) or is_complex(x.dtype) else astype(x, _FLOAT64)
 

@@ -19,8 +19,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..graph import Apply, Op, Variable
+from ..graph import UndefinedGradient
+from ..types import is_inexact
 from ..types import DTYPES, TensorType, as_dtype, is_complex
 from .basic import as_variable, normalize_axes, normalize_axis, promote
+from .dynamic import dynamic_arange, dynamic_eye
 
 __all__ = [
     "reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concatenate", "stack",
@@ -57,6 +60,11 @@ def _prod(dims: Sequence[int]) -> int:
 
 def _fmt_shape(shape: Sequence[int | None]) -> str:
     return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _linear(op: Op, t: Variable | None) -> Variable | None:
+    """The tangent of a linear one-input Op: the Op applied to the tangent."""
+    return None if t is None or not is_inexact(t.dtype) else op(t)
 
 
 # --- shape ops ------------------------------------------------------------------------
@@ -104,6 +112,18 @@ class Reshape(Op):
     def perform(self, node, inputs):
         return [inputs[0].reshape(self.shape)]
 
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        if x.shape.count(None) > 1:
+            return [UndefinedGradient(f"the cotangent cannot be reshaped back to {x.type}, "
+                                      f"which has more than one unknown dim")]
+        return [Reshape(tuple(-1 if d is None else d for d in x.shape))(cotangents[0])]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
+
 
 class Transpose(Op):
     """``transpose(x, axes)``: output dim ``i`` is input dim ``perm[i]``."""
@@ -124,6 +144,14 @@ class Transpose(Op):
     def perform(self, node, inputs):
         return [np.transpose(inputs[0], self.perm)]
 
+    def pullback(self, node, cotangents):
+        if not is_inexact(node.inputs[0].dtype):
+            return [None]
+        return [Transpose(tuple(int(i) for i in np.argsort(self.perm)))(cotangents[0])]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
+
 
 class BroadcastTo(Op):
     """``broadcast_to(x, shape)``: NumPy broadcasting of ``x`` to a static ``shape``."""
@@ -140,6 +168,16 @@ class BroadcastTo(Op):
 
     def perform(self, node, inputs):
         return [np.array(np.broadcast_to(inputs[0], self.shape))]
+
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if not is_inexact(x.dtype):
+            return [None]
+        from ..autodiff import sum_to
+        return [sum_to(cotangents[0], x)]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
 
 
 def _check_broadcast(op: Op, src: Sequence[int | None], dst: Sequence[int], name: str) -> None:
@@ -175,6 +213,14 @@ class ExpandDims(Op):
     def perform(self, node, inputs):
         return [np.expand_dims(inputs[0], self.axes)]
 
+    def pullback(self, node, cotangents):
+        if not is_inexact(node.inputs[0].dtype):
+            return [None]
+        return [Squeeze(self.axes)(cotangents[0])]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
+
 
 class Squeeze(Op):
     """``squeeze(x, axis)``: removes the size-1 dims ``axes`` (positions in the input)."""
@@ -199,6 +245,14 @@ class Squeeze(Op):
 
     def perform(self, node, inputs):
         return [np.squeeze(inputs[0], self.axes)]
+
+    def pullback(self, node, cotangents):
+        if not is_inexact(node.inputs[0].dtype):
+            return [None]
+        return [ExpandDims(self.axes)(cotangents[0])]
+
+    def pushforward(self, node, tangents):
+        return [_linear(self, tangents[0])]
 
 
 class Concatenate(Op):
@@ -248,6 +302,29 @@ class Concatenate(Op):
 
     def perform(self, node, inputs):
         return [np.concatenate(inputs, axis=self.axis)]
+
+    def pullback(self, node, cotangents):
+        (ct,), xs = cotangents, node.inputs
+        if not is_inexact(xs[0].dtype):
+            return [None] * len(xs)
+        sizes = [x.shape[self.axis] for x in xs]
+        if None in sizes[:-1]:
+            why = UndefinedGradient("concatenate's gradient needs the sizes of the inputs "
+                                    "along the axis (all but the last) to be known")
+            return [why] * len(xs)
+        from .indexing import Subtensor
+        out, start = [], 0
+        for i, n in enumerate(sizes):
+            stop = None if i == len(xs) - 1 else start + n
+            idx = tuple((start, stop, None) if a == self.axis else (None, None, None) for a in range(ct.ndim))
+            out.append(Subtensor(idx)(ct))
+            start = start + n if n is not None else start
+        return out
+
+    def pushforward(self, node, tangents):
+        if all(t is None for t in tangents) or not is_inexact(node.outputs[0].dtype):
+            return [None]
+        return [self(*(zeros_like(x) if t is None else t for x, t in zip(node.inputs, tangents)))]
 
 
 # --- shape builders -------------------------------------------------------------------
@@ -394,6 +471,17 @@ class FullLike(Op):
     def perform(self, node, inputs):
         like, fill = inputs
         return [np.array(np.broadcast_to(fill, like.shape))]
+
+    def pullback(self, node, cotangents):
+        (like, fill) = node.inputs
+        if not is_inexact(fill.dtype):
+            return [None, None]
+        from ..autodiff import sum_to
+        return [None, sum_to(cotangents[0], fill)]  # like's values are not read
+
+    def pushforward(self, node, tangents):
+        t = tangents[1]
+        return [None if t is None or not is_inexact(t.dtype) else self(node.inputs[0], t)]
 
 
 class Arange(Op):
@@ -597,7 +685,6 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Va
         ValueError: ``step`` is zero; the length is NaN or too large.
     """
     if any(isinstance(b, Variable) for b in (start, stop, step)):
-        from .dynamic import dynamic_arange
         return dynamic_arange(start, stop, step, dtype)
     start = _static_number(start, "start")
     if stop is None:
@@ -616,7 +703,6 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = "float64") -> Var
         dtype: the result dtype (float64 unless given).
     """
     if any(isinstance(b, Variable) for b in (N, M, k)):
-        from .dynamic import dynamic_eye
         return dynamic_eye(N, M, k, dtype)
     k = operator.index(k)
     return Eye(N, N if M is None else M, k, dtype)()

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..graph import Apply, Op, Variable
-from ..sharding import Spec, format_spec, normalize_spec
+from ..specs import Spec, format_spec, normalize_spec
 from .basic import as_variable
 
 __all__ = ["with_sharding"]

@@ -17,6 +17,8 @@ import numpy as np
 from ..graph import Variable
 from .basic import as_variable, result_type
 from .elemwise import Binary, Elemwise, apply_elemwise, elemwise_builder
+from . import elemwise as ew
+from ..graph import UndefinedGradient
 
 __all__ = [
     "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "trigamma", "softplus",
@@ -222,53 +224,82 @@ class Special(Elemwise):
     float_only = True
 
 
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+# ``partials(*inputs, out)`` gives the derivative in each input (Elemwise.partials);
+# parameters whose derivative needs a function hlograph lacks are UndefinedGradient.
+
+
 class Erfc(Special):
     reference = staticmethod(lambda x: _vectorize(math.erfc, x))
+    def partials(self, x, out): return [ew.multiply(ew.exp(ew.negative(ew.square(x))), -_TWO_OVER_SQRT_PI)]
 
 
 class Erfcx(Special):
     reference = staticmethod(lambda x: _vectorize(_erfcx_scalar, x))
+    def partials(self, x, out): return [ew.subtract(ew.multiply(ew.multiply(x, out), 2), _TWO_OVER_SQRT_PI)]
 
 
 class Erfinv(Special):
     reference = staticmethod(lambda x: _vectorize(_erfinv_scalar, x))
+    def partials(self, x, out): return [ew.multiply(ew.exp(ew.square(out)), math.sqrt(math.pi) / 2)]
 
 
 class Gammaln(Special):
     reference = staticmethod(lambda x: _vectorize(_gammaln_scalar, x))
+    def partials(self, x, out): return [digamma(x)]
 
 
 class Digamma(Special):
     reference = staticmethod(lambda x: _vectorize(_digamma_scalar, x))
+    def partials(self, x, out): return [polygamma(1, x)]
 
 
 class Softplus(Special):
     # log(1 + exp(x)), as numpy.logaddexp(0, x)
     reference = staticmethod(lambda x: np.logaddexp(np.zeros_like(x), x))
+    def partials(self, x, out): return [ew.sigmoid(x)]
 
 
 class Log1mexp(Special):
     reference = staticmethod(_log1mexp)
+    def partials(self, x, out): return [ew.negative(ew.reciprocal(ew.expm1(ew.negative(x))))]
 
 
 class I0e(Special):
     reference = staticmethod(lambda x: _vectorize(lambda v: _bessel_ie_scalar(0, v), x))
+    def partials(self, x, out): return [ew.subtract(i1e(x), ew.multiply(ew.sign(x), out))]
 
 
 class I1e(Special):
     reference = staticmethod(lambda x: _vectorize(lambda v: _bessel_ie_scalar(1, v), x))
 
+    def partials(self, x, out):
+        # i0e(x) - out * (sign(x) + 1 / x), 1/2 near 0 (as jax)
+        eps = float(np.finfo(x.dtype).eps)
+        big = ew.greater(ew.abs(x), eps)
+        safe = ew.where(big, x, eps)
+        d = ew.subtract(i0e(safe), ew.multiply(out, ew.add(ew.sign(safe), ew.reciprocal(safe))))
+        return [ew.where(big, d, 0.5)]
+
 
 class Ndtr(Special):
     reference = staticmethod(lambda x: _vectorize(_ndtr_scalar, x))
+    def partials(self, x, out): return [ew.exp(ew.subtract(ew.multiply(ew.square(x), -0.5), _LOG_SQRT_2PI))]
 
 
 class Ndtri(Special):
     reference = staticmethod(lambda x: _vectorize(_ndtri_scalar, x))
+    def partials(self, x, out): return [ew.exp(ew.add(ew.multiply(ew.square(out), 0.5), _LOG_SQRT_2PI))]
 
 
 class LogNdtr(Special):
     reference = staticmethod(lambda x: _vectorize(_log_ndtr_scalar, x))
+
+    def partials(self, x, out):  # pdf(x) / ndtr(x), in logs for the far left tail
+        log_pdf = ew.subtract(ew.multiply(ew.square(x), -0.5), _LOG_SQRT_2PI)
+        return [ew.exp(ew.subtract(log_pdf, out))]
 
 
 class SpecialBinary(Binary):
@@ -279,6 +310,32 @@ class Polygamma(SpecialBinary):
     """polygamma(n, x): the n-th derivative of digamma; n is a float holding an integer."""
 
     reference = staticmethod(lambda n, x: _vectorize(_polygamma_scalar, n, x))
+
+    def partials(self, n, x, out):
+        return [UndefinedGradient("polygamma is defined for integer orders n only (jax raises too)"),
+                polygamma(ew.add(n, 1), x)]
+
+
+def _log_beta(a: Variable, b: Variable) -> Variable:
+    return ew.subtract(ew.add(gammaln(a), gammaln(b)), gammaln(ew.add(a, b)))
+
+
+def _gamma_density(a: Variable, x: Variable) -> Variable:
+    """d/dx P(a, x) = x**(a-1) exp(-x) / Gamma(a)."""
+    return ew.exp(ew.subtract(ew.subtract(ew.multiply(ew.subtract(a, 1), ew.log(x)), x), gammaln(a)))
+
+
+def _beta_log_density(a: Variable, b: Variable, x: Variable) -> Variable:
+    """log d/dx I_x(a, b) = (a-1) log x + (b-1) log(1-x) - log B(a, b)."""
+    terms = ew.add(ew.multiply(ew.subtract(a, 1), ew.log(x)), ew.multiply(ew.subtract(b, 1), ew.log1p(ew.negative(x))))
+    return ew.subtract(terms, _log_beta(a, b))
+
+
+def _no_parameter_derivative(name: str, param: str) -> UndefinedGradient:
+    return UndefinedGradient(
+        f"the derivative of {name} in its parameter {param} needs special functions hlograph "
+        f"lacks (differentiate in the last argument, or wrap the parameter in stop_gradient)"
+    )
 
 
 def _scipy(name: str):
@@ -295,11 +352,17 @@ class Gammainc(SpecialBinary):
 
     reference = _scipy("gammainc")
 
+    def partials(self, a, x, out):
+        return [_no_parameter_derivative("gammainc", "a"), _gamma_density(a, x)]
+
 
 class Gammaincc(SpecialBinary):
     """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
 
     reference = _scipy("gammaincc")
+
+    def partials(self, a, x, out):
+        return [_no_parameter_derivative("gammaincc", "a"), ew.negative(_gamma_density(a, x))]
 
 
 class Betainc(Special):
@@ -308,17 +371,28 @@ class Betainc(Special):
     nin = 3
     reference = _scipy("betainc")
 
+    def partials(self, a, b, x, out):
+        why = _no_parameter_derivative("betainc", "a or b")
+        return [why, why, ew.exp(_beta_log_density(a, b, x))]
+
 
 class Gammaincinv(SpecialBinary):
     """Inverse of P(a, x) in x: gammaincinv(a, gammainc(a, x)) == x."""
 
     reference = _scipy("gammaincinv")
 
+    def partials(self, a, p, out):  # 1 / (d/dx P(a, x)) at x = out
+        return [_no_parameter_derivative("gammaincinv", "a"), ew.reciprocal(_gamma_density(a, out))]
+
 
 class Gammainccinv(SpecialBinary):
     """Inverse of Q(a, x) in x: gammainccinv(a, gammaincc(a, x)) == x."""
 
     reference = _scipy("gammainccinv")
+
+    def partials(self, a, q, out):
+        return [_no_parameter_derivative("gammainccinv", "a"),
+                ew.negative(ew.reciprocal(_gamma_density(a, out)))]
 
 
 class Betaincinv(Special):
@@ -327,11 +401,19 @@ class Betaincinv(Special):
     nin = 3
     reference = _scipy("betaincinv")
 
+    def partials(self, a, b, y, out):
+        why = _no_parameter_derivative("betaincinv", "a or b")
+        return [why, why, ew.exp(ew.negative(_beta_log_density(a, b, out)))]
+
 
 class Ive(SpecialBinary):
     """exp(-|x|) I_v(x): the exponentially scaled modified Bessel function of the first kind."""
 
     reference = _scipy("ive")
+
+    def partials(self, v, x, out):  # (I_{v-1} + I_{v+1}) / 2 scaled, minus sign(x) out
+        mid = ew.multiply(ew.add(ive(ew.subtract(v, 1), x), ive(ew.add(v, 1), x)), 0.5)
+        return [_no_parameter_derivative("ive", "v"), ew.subtract(mid, ew.multiply(ew.sign(x), out))]
 
 
 class Kve(SpecialBinary):
@@ -339,13 +421,20 @@ class Kve(SpecialBinary):
 
     reference = _scipy("kve")
 
+    def partials(self, v, x, out):  # out - (K_{v-1} + K_{v+1}) / 2 scaled
+        mid = ew.multiply(ew.add(kve(ew.subtract(v, 1), x), kve(ew.add(v, 1), x)), 0.5)
+        return [_no_parameter_derivative("kve", "v"), ew.subtract(out, mid)]
+
 
 class Xlogy(SpecialBinary):
     reference = staticmethod(lambda x, y: _xlogy(x, y, np.log))
+    # as jax's: log(y) and x / y (so 0 in y where x == 0)
+    def partials(self, x, y, out): return [ew.log(y), ew.divide(x, y)]
 
 
 class Xlog1py(SpecialBinary):
     reference = staticmethod(lambda x, y: _xlogy(x, y, np.log1p))
+    def partials(self, x, y, out): return [ew.log1p(y), ew.divide(x, ew.add(y, 1))]
 
 
 # --- builders -------------------------------------------------------------

@@ -14,6 +14,8 @@ from ..context import LoweringContext
 from ..emit import (compare, constant, convert, is_nan, ordered_compare,
                     reduce_region, scalar_type)
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
+from ...xla.ffi import host_call
+from ...xla.pjrt import resolve_platform
 from ..registry import register
 
 _BOOL, _INT64 = DTYPES["bool"], DTYPES["int64"]
@@ -318,25 +320,25 @@ def _cum_loop(x: ir.Value, t: TensorType, axis: int, kind: str) -> ir.Value:
 _HOST_LOOP_MIN = 1 << 15
 
 
-def _host_loop(ctx: LoweringContext, t: TensorType, kind: str) -> bool:
-    from ...runtime.host import ffi
-    from ...xla.pjrt import resolve_platform as host_call_platform
-    return (t.size >= _HOST_LOOP_MIN and ffi.enabled() and ffi.cumulative_supported(kind, t.dtype)
-            and host_call_platform(ctx.module.platform) == "cpu")
+def _host_loop_target(ctx: LoweringContext, t: TensorType, kind: str) -> str | None:
+    """The FFI target of a compiled running-reduction loop for ``t`` on the CPU, or
+    None (too small, another platform, or no host calls available)."""
+    calls = ctx.module.host_calls
+    if t.size < _HOST_LOOP_MIN or calls is None or resolve_platform(ctx.module.platform) != "cpu":
+        return None
+    return calls.cumulative(kind, t.dtype)
 
 
-def _cum_host_loop(ctx: LoweringContext, x: ir.Value, t: TensorType, axis: int, kind: str) -> ir.Value:
+def _cum_host_loop(ctx: LoweringContext, x: ir.Value, t: TensorType, axis: int, target: str) -> ir.Value:
     """The running reduction as an XLA FFI custom call to a compiled loop (CPU only):
     XLA:CPU runs the ``stablehlo.while`` of ``_cum_loop`` at a few microseconds per
     iteration, which a plain loop over rows does not pay (a 2048 x 2048 cumsum along
     axis 0 takes about half the time). The operand is viewed as ``[pre, n, post]``
     (free reshapes); the loop rounds exactly as ``_cum_loop`` and NumPy do."""
-    from ...runtime.host.ffi import cumulative_target
-    from ...xla.ffi import host_call
     pre = int(np.prod(t.shape[:axis], dtype=np.int64))
     post = int(np.prod(t.shape[axis + 1:], dtype=np.int64))
     vt = ctx.module.ir_type(TensorType(t.dtype, (pre, t.shape[axis], post)))
-    (y,) = host_call(cumulative_target(kind, t.dtype), [hlo.reshape(vt, x)], [vt])
+    (y,) = host_call(target, [hlo.reshape(vt, x)], [vt])
     return hlo.reshape(ctx.module.ir_type(t), y)
 
 
@@ -356,8 +358,8 @@ def lower_cum_op(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
         # with stablehlo.maximum (see _reduce_float_extremum)
         if kind in ("add", "mul") and t.shape[axis] <= _WINDOW_MAX:
             x = _cum_window(x, t, axis, kind)
-        elif _host_loop(ctx, t, kind):
-            x = _cum_host_loop(ctx, x, t, axis, kind)
+        elif (target := _host_loop_target(ctx, t, kind)) is not None:
+            x = _cum_host_loop(ctx, x, t, axis, target)
         elif axis == 0 or int(np.prod(t.shape[axis + 1:], dtype=np.int64)) >= _CONTIGUOUS_MIN:
             x = _cum_loop(x, t, axis, kind)
         else:

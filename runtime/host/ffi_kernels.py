@@ -1,4 +1,4 @@
-"""The Numba helpers every in-module host call wrapper uses (runtime/host/ffi.py):
+"""The Numba helpers every in-module host call wrapper uses (runtime/host/calls.py):
 pointer intrinsics, the answer to XLA's metadata query, and the error path.
 
 Module-level functions compiled with ``cache=True``: Numba keeps them on disk,
@@ -15,9 +15,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .ffi import (_API_ERROR_CREATE, _API_VERSION_STRUCT_SIZE, _ERROR_CREATE_ARGS_SIZE,
-                  _ERROR_INVALID_ARGUMENT, _EXTENSION_METADATA, _FFI_API_MAJOR, _FFI_API_MINOR,
-                  failure_message)
+from .calls import failure_message
+from .ffi_abi import (_API_ERROR_CREATE, _API_VERSION_STRUCT_SIZE, _ERROR_CREATE_ARGS_SIZE,
+                      _ERROR_INVALID_ARGUMENT, _EXTENSION_METADATA, _FFI_API_MAJOR, _FFI_API_MINOR)
 
 __all__ = ["ptr", "call_ptr", "address", "extension", "error_create", "fail"]
 

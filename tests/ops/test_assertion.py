@@ -7,7 +7,7 @@ import pytest
 import hlograph as hg
 from hlograph.frontend.ops import assertion as asn
 import hlograph.lowering.rules.assertion  # noqa: F401
-from hlograph.runtime.partition import partition
+from hlograph.compiler.partition import partition
 from hlograph.tests.helpers import compare_with_perform, random_array
 
 PATHS = ["compiled", "perform"]

@@ -338,6 +338,28 @@ def test_round_keeps_numpy_dtypes(dtype, values, decimals):
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32", "uint8", "bool"])
+def test_around(dtype, rng):
+    """numpy.around, compiled and perform: ties to even, integers to tens and hundreds with
+    negative decimals; bool only with decimals=0, and decimals must be an int."""
+    x = (random_array(rng, (3, 4), dtype) * 100).astype(dtype)
+    if dtype in ("int32", "uint8"):
+        x.reshape(-1)[:4] = [50, 150, 250, 45]  # ties at tens and hundreds
+    if dtype == "bool":
+        with pytest.raises(TypeError, match="around"):
+            hg.around(hg.tensor("b", (2,), "bool"), 1)
+    with pytest.raises(TypeError, match="around"):
+        hg.around(hg.tensor("f", (3,), "float32"), 1.5)
+    all_decimals = (0,) if dtype == "bool" else (0, 1, 2) if dtype.startswith(("float", "complex")) \
+        else (0, 1, -1, -2, -3)
+    for decimals in all_decimals:
+        v = hg.tensor("x", x.shape, dtype)
+        _, got = compare_with_perform(hg.Graph([v], hg.around(v, decimals)), [x])
+        want = np.around(x, decimals)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=0 if dtype == "bool" else 1e-4)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_exp2_is_exact_on_integers_and_close_elsewhere(dtype, rng):
     """2**k is exact for every k whose result is normal, as NumPy's; other arguments

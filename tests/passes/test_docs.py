@@ -6,7 +6,8 @@ import pathlib
 
 import pytest
 
-from hlograph.passes import opt, registry
+from hlograph.tools import opt
+from hlograph.passes import registry
 from hlograph.tests.helpers import code_blocks, run_filecheck
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "writing_a_pass.md"

@@ -16,9 +16,7 @@ import pytest
 from hlograph.xla.mlir import ir, make_context
 from hlograph.passes import run
 from hlograph.passes.patterns import constant_array, make_constant
-from hlograph.passes.validation import (
-    assert_same_bits, main_function, random_array, run_interpreter, run_pjrt,
-)
+from hlograph.testing.validation import assert_same_bits, main_function, random_array, run_interpreter, run_pjrt
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 MLIR = {"bool": "i1", "int8": "i8", "uint8": "ui8", "int16": "i16", "uint16": "ui16", "int32": "i32", "uint32": "ui32",

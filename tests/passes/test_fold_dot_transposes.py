@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hlograph.passes.validation import validate
+from hlograph.testing.validation import validate
 
 
 def tensor(shape, elem):

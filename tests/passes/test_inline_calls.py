@@ -9,7 +9,7 @@ import pytest
 from hlograph.xla.mlir import ir, make_context
 from hlograph.passes import run
 from hlograph.passes.inline_calls import inline_calls
-from hlograph.passes.validation import validate
+from hlograph.testing.validation import validate
 
 OPS = ["stablehlo.add {a}, {b}", "stablehlo.multiply {a}, {b}", "stablehlo.subtract {a}, {b}",
        "stablehlo.maximum {a}, {b}", "stablehlo.tanh {a}", "stablehlo.negate {b}"]

@@ -13,7 +13,7 @@ import pytest
 import hlograph as hg
 from hlograph.xla.mlir import ir, make_context
 from hlograph.passes import run
-from hlograph.passes.validation import count_ops, lift_constant_inputs, validate
+from hlograph.testing.validation import count_ops, lift_constant_inputs, validate
 
 f32, bf16, i32 = jnp.float32, jnp.bfloat16, jnp.int32
 

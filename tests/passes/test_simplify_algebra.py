@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from hlograph.passes.validation import ValidationError, validate
+from hlograph.testing.validation import ValidationError, validate
 
 MLIR = {"bool": "i1", "int8": "i8", "uint8": "ui8", "int16": "i16", "int32": "i32", "uint32": "ui32",
         "int64": "i64", "uint64": "ui64", "float16": "f16", "bfloat16": "bf16", "float32": "f32",

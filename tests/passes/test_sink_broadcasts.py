@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hlograph.passes.validation import validate
+from hlograph.testing.validation import validate
 
 UNARY = ["abs", "negate", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
          "sine", "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "floor", "ceil", "round_nearest_even",

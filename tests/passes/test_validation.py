@@ -12,10 +12,7 @@ from hlograph.xla import mlir
 from hlograph.xla.mlir import hlo, ir, make_context
 from hlograph.passes import ModulePass, register, registry
 from hlograph.passes.patterns import apply_patterns, rewrite_pattern, splat_value
-from hlograph.passes.validation import (
-    ValidationError, assert_same_bits, bitwise_mismatches, count_ops, flush_subnormals, lift_constant_inputs,
-    random_array, random_inputs, run_interpreter, run_pjrt, validate,
-)
+from hlograph.testing.validation import ValidationError, assert_same_bits, bitwise_mismatches, count_ops, flush_subnormals, lift_constant_inputs, random_array, random_inputs, run_interpreter, run_pjrt, validate
 from hlograph.runtime.load import ArraySpec, prepare
 
 CORPUS_LIKE = """

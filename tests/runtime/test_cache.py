@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph import cli
+from hlograph.tools import cli
 from hlograph.xla import mlir, pjrt
 from hlograph.runtime import cache, executables
 

@@ -18,8 +18,8 @@ import pytest
 
 from hlograph.xla.mlir import func, hlo, ir
 from hlograph.runtime.load import element_dtype, parse_module
-from hlograph.runtime.run import main
-from hlograph.passes.validation import validate
+from hlograph.tools.run import main
+from hlograph.testing.validation import validate
 
 
 def _corpus_dir() -> Path | None:

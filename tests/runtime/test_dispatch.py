@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph.lowering.dispatch import PyDispatching, direct_dtypes
+from hlograph.runtime.dispatch import PyDispatching, direct_dtypes
 from hlograph.tests.helpers import assert_same, random_array
 
 
@@ -516,7 +516,7 @@ def test_dispatch_equal_dtype_objects_and_array_subclasses(call_kind, rng):
 
 @pytest.mark.parametrize("impl", ["c", "python"])
 def test_dispatch_entry_misuse(impl):
-    from hlograph.lowering import dispatch
+    from hlograph.runtime import dispatch
     cls = dispatch.CDispatching if impl == "c" else dispatch.PyDispatching
     if cls is None:
         pytest.skip("the C per-call entry is not built here")
@@ -547,7 +547,7 @@ def test_dispatch_c_entry_is_built_where_a_compiler_is():
     import os
     import shutil
     import sysconfig
-    from hlograph.lowering import dispatch
+    from hlograph.runtime import dispatch
     if os.environ.get("HLOGRAPH_PURE_PYTHON_DISPATCH", "") not in ("", "0"):
         assert dispatch.IMPLEMENTATION == "python"
         return
@@ -555,7 +555,7 @@ def test_dispatch_c_entry_is_built_where_a_compiler_is():
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler ({cc}) on this machine")
     assert dispatch.IMPLEMENTATION == "c"
-    from hlograph.lowering.api import Compiled, Function
+    from hlograph.compiler.api import Compiled, Function
     assert issubclass(Compiled, dispatch.CDispatching) and issubclass(Function, dispatch.CDispatching)
 
 

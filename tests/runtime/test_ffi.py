@@ -10,9 +10,10 @@ import pytest
 import hlograph as hg
 from hlograph import Apply, Op
 from hlograph.frontend.ops import dynamic as dyn
-from hlograph.runtime.host import ffi
+from hlograph.runtime.host import calls, generated
+from hlograph.compiler.placement import HOST_CALL, placement
 from hlograph.runtime.host.segment import HostCompileError
-from hlograph.runtime.partition import DEVICE, HOST, partition
+from hlograph.compiler.partition import DEVICE, HOST, partition
 from hlograph.tests.helpers import assert_same, compare_with_perform, random_array, run_in_new_processes
 
 
@@ -120,8 +121,8 @@ def test_other_platforms_and_the_switch_use_host_segments(monkeypatch, rng):
     assert [s.kind for s in partition(g, "tpu")] == [DEVICE, HOST, DEVICE]
     x = rng.normal(size=(4, 3))
     in_module = hg.compile(g)(x)
-    monkeypatch.setenv(ffi.ENV_VAR, "0")
-    assert not ffi.enabled()
+    monkeypatch.setenv(calls.ENV_VAR, "0")
+    assert not calls.enabled()
     assert [s.kind for s in partition(g, "cpu")] == [DEVICE, HOST, DEVICE]
     fn = hg.compile(g)
     assert fn.lower().program is not None
@@ -251,13 +252,13 @@ def test_a_wrong_result_shape_is_an_error_naming_the_op():
 
 
 def test_targets_are_compiled_once_per_structure():
-    before = len(ffi._TARGETS)
+    before = len(calls._TARGETS)
     for _ in range(2):
         hg.compile(mask_graph("int64")).lower()
-    names = {t.name for t in ffi._TARGETS.values()}
-    assert len(ffi._TARGETS) - before <= 1
+    names = {t.name for t in calls._TARGETS.values()}
+    assert len(calls._TARGETS) - before <= 1
     assert all(n.startswith("hlograph_host_") for n in names)
-    assert len(names) == len(ffi._TARGETS)
+    assert len(names) == len(calls._TARGETS)
 
 
 _SECOND_PROCESS = r"""
@@ -265,7 +266,8 @@ import json, sys
 import numpy as np
 import hlograph as hg
 from hlograph.frontend.ops import dynamic as dyn
-from hlograph.runtime.host import ffi
+from hlograph.runtime.host import calls, generated
+from hlograph.compiler.placement import HOST_CALL, placement
 
 x = hg.tensor("x", (5,), "float64")
 m = hg.tensor("m", (5,), "bool")
@@ -278,7 +280,7 @@ try:
     error = None
 except ValueError as e:
     error = str(e)
-(target,) = ffi._TARGETS.values()
+(target,) = calls._TARGETS.values()
 print(json.dumps({"out": out, "error": error, "handler_cache_hits": target.handler.cache_hits,
                   "name": target.name}))
 """
@@ -309,9 +311,9 @@ def test_target_names_cover_constant_inputs():
     np.testing.assert_array_equal(hg.compile(a)(xs), [1, 1, 0, 0])
     np.testing.assert_array_equal(hg.compile(b)(xs), [0, 0, 1, 1])
     import re
-    nodes = [n for g in (a, b) for n in g.toposort() if ffi.runs_in_module(n, "cpu")]
+    nodes = [n for g in (a, b) for n in g.toposort() if placement(n, "cpu").where == HOST_CALL]
     # the hash itself differs (not only a per-process suffix for a second structure)
-    hashes = {re.match(r"hlograph_host_isin_([0-9a-f]{12})", ffi._target_name(n)[0]).group(1)
+    hashes = {re.match(r"hlograph_host_isin_([0-9a-f]{12})", calls._target_name(n)[0]).group(1)
               for n in nodes}
     assert len(nodes) == 2 and len(hashes) == 2
 
@@ -328,7 +330,7 @@ def test_wrappers_of_code_without_a_source_file_are_not_cached_on_disk(tmp_path,
             "    return impl\n")
     exec(compile(code, "<typed-in>", "exec"), namespace)
     linecache.cache.pop("<typed-in>", None)
-    assert ffi.code_version([namespace["factory"]]) is None
+    assert generated.code_version([namespace["factory"]]) is None
 
     class Triple(Op):
         def make_node(self, x):
@@ -342,6 +344,6 @@ def test_wrappers_of_code_without_a_source_file_are_not_cached_on_disk(tmp_path,
     fn = hg.compile(hg.Graph([x], Triple()(x) + 1))
     assert fn.lower().program is None  # in-module
     np.testing.assert_array_equal(fn(np.arange(4)), np.arange(4) * 3 + 1)
-    (target,) = [t for t in ffi._TARGETS.values() if isinstance(t.op, Triple)]
+    (target,) = [t for t in calls._TARGETS.values() if isinstance(t.op, Triple)]
     assert "cache=False" in target.source
     assert not list((tmp_path / "cache" / "numba").glob("hlograph_host_triple_*"))

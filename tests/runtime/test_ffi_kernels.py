@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph.runtime.host import ffi
+from hlograph.runtime.host import calls, generated
+from hlograph.compiler.placement import HOST_CALL, placement
 from hlograph.tests.helpers import compare_with_perform
 
 BIG = (64, 24, 30)  # 46080 elements: over the in-module threshold
@@ -67,7 +68,7 @@ def test_in_module_loop_equals_the_stablehlo_loop(mode, rng, monkeypatch):
     g = _graph(MODES[mode], (300, 200), "float32", 0)
     v = _values(rng, (300, 200), "float32", mode)
     fast = hg.compile(g)(v)
-    monkeypatch.setenv(ffi.ENV_VAR, "0")
+    monkeypatch.setenv(calls.ENV_VAR, "0")
     text = _lowered_text(g)
     assert "custom_call" not in text and "stablehlo.while" in text
     np.testing.assert_array_equal(hg.compile(g)(v), fast)
@@ -120,7 +121,7 @@ def test_kernels_are_cached_on_disk_and_a_damaged_cache_is_repaired(tmp_path):
 
 
 def test_cache_clear_removes_the_kernels(tmp_path, monkeypatch, capsys):
-    from hlograph import cli
+    from hlograph.tools import cli
     monkeypatch.setenv("HLOGRAPH_CACHE_DIR", str(tmp_path))
     kernels = tmp_path / "numba"
     kernels.mkdir()

@@ -18,7 +18,7 @@ import hlograph as hg
 from hlograph.testing import mlp_step_graph
 import hlograph.lowering.rules.sharding  # noqa: F401
 from hlograph.frontend.ops.sharding import with_sharding
-from hlograph.runtime.sharding import Mesh, P, make_mesh
+from hlograph.runtime.mesh import Mesh, P, make_mesh
 from hlograph.tests.helpers import assert_same
 
 MESHES = {

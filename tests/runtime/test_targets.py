@@ -104,13 +104,13 @@ def test_unavailable_platform_is_a_clear_error():
 
 
 def test_info_lists_platforms_and_devices(capsys):
-    from hlograph import cli
+    from hlograph.tools import cli
     assert cli.main(["info"]) == 0
     out = capsys.readouterr().out
     assert "jax/jaxlib" in out
     assert f"cpu: {len(_cpu_devices())} device(s)" in out
     assert f"default platform: {jax.default_backend()}" in out
-    from hlograph.lowering import dispatch
+    from hlograph.runtime import dispatch
     assert ("per-call entry: C extension" in out) == (dispatch.IMPLEMENTATION == "c")
 
 

@@ -1,0 +1,275 @@
+"""The compile API: ``compile(graph) -> Function``, ``Function.lower() -> Lowered``,
+``Lowered.compile() -> Compiled``, as jax's ``jit(f).lower().compile()``."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..frontend.graph import Graph
+from ..frontend.types import TensorType
+from ..runtime import executables
+from ..runtime.devices import check_device, check_platform, resolve_device
+from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
+from .partition import partition
+from ..lowering.lower import CompileError, lower_graph, set_argument_attribute
+from .program import CompiledProgram, Program, explain, plan
+from ..runtime.dispatch import Dispatching
+from ..runtime.host.calls import HOST_CALLS
+from ..xla.mlir import ir, module_fingerprint, module_to_bytecode
+from ..xla.pjrt import JaxRuntimeError, make_dispatcher
+
+__all__ = ["compile", "Function", "Lowered", "Compiled"]
+
+def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
+            device: Any = None, donate_argnums: int | Sequence[int] = (),
+            mesh: Any = None, in_shardings: Any = None, out_shardings: Any = None) -> "Function":
+    """Prepares ``graph`` for compilation; nothing is lowered until first use.
+
+    Args:
+        graph: the graph to compile.
+        pipeline: ``"O0"``, ``"O1"``, ``"O2"`` or a pass pipeline (``hlograph-opt`` syntax).
+        platform: ``"cpu"``, ``"gpu"``, ``"tpu"`` or None for the best one available.
+        device: None (the platform's first device), an index into the platform's
+            devices, or a jax ``Device`` (its platform wins over ``platform=None``).
+        donate_argnums: inputs whose device buffers the computation may reuse for
+            its results. A jax array passed there is deleted by the call; NumPy
+            arguments are unaffected (their transferred copy is donated). As with
+            jax, donation is a permission: XLA uses the buffers it can.
+        mesh: compile for all the devices of a mesh (``hg.Mesh``, ``hg.make_mesh``
+            or a ``jax.sharding.Mesh``); XLA's SPMD partitioner splits the graph
+            (see compiler/sharded.py).
+        in_shardings: with a mesh, one partition spec per input (``hg.P(...)``, a
+            tuple, a jax ``PartitionSpec`` or ``NamedSharding``; None: replicated),
+            or one ``hg.P(...)`` for all inputs.
+        out_shardings: the same per output (None: as XLA's propagation chooses).
+
+    Raises:
+        TypeError: ``graph`` is not a Graph; a bad ``device`` or ``donate_argnums``.
+        ValueError: an unknown platform or pipeline, a device index out of range,
+            a donated input index out of range or given twice.
+    """
+    if not isinstance(graph, Graph):
+        raise TypeError(f"compile() takes a hlograph.Graph, got {type(graph).__name__}")
+    check_platform(platform)
+    check_device(device)
+    donate = _donated_inputs(donate_argnums, len(graph.inputs))
+    from ..passes.pipeline import check_pipeline
+    check_pipeline(pipeline)
+    if mesh is not None or in_shardings is not None or out_shardings is not None:
+        if device is not None or donate:
+            raise ValueError("device= and donate_argnums= cannot be combined with mesh/in_shardings/out_shardings")
+        from .sharded import sharded_function
+        return sharded_function(graph, pipeline, platform, mesh, in_shardings, out_shardings)
+    return Function(graph, pipeline, platform, device=device, donate_argnums=donate)
+
+
+def _donated_inputs(argnums: int | Sequence[int], n_inputs: int) -> tuple[int, ...]:
+    """``donate_argnums`` as sorted non-negative input indices."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        argnums = (argnums,)
+    try:
+        items = list(argnums)
+    except TypeError:
+        raise TypeError(f"donate_argnums must be an int or a sequence of ints, got {argnums!r}") from None
+    out: set[int] = set()
+    for i in items:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TypeError(f"donate_argnums must hold ints, got {i!r}")
+        if not -n_inputs <= i < n_inputs:
+            raise ValueError(f"donate_argnums: input {i} out of range for a graph with {n_inputs} inputs")
+        j = i % n_inputs
+        if j in out:
+            raise ValueError(f"donate_argnums: input {j} given twice")
+        out.add(j)
+    return tuple(sorted(out))
+
+
+class Function(Dispatching):
+    """A graph bound to a pipeline and a device. Calling it lowers, compiles
+    and runs, caching the compiled code per argument signature (dtype + shape).
+
+    ``fn(*args, output="numpy")`` takes NumPy arrays, jax arrays, Python scalars
+    (for 0-d inputs) and DLPack producers, and returns NumPy arrays, or jax
+    arrays with ``output="device"``: one array for a graph built with a single
+    output Variable, else a tuple. On the CPU the NumPy arrays are read-only
+    views of the result buffers (no copy); ``np.array(out)`` makes a writable
+    copy. Wrong argument count or dtype raise TypeError, a wrong shape or an
+    unknown ``output`` ValueError, naming the argument. (The call itself is
+    ``runtime.dispatch.Dispatching``: jaxlib's C++ dispatcher, entered from C.)
+
+    Safe to call from several threads at once; a signature seen for the first
+    time is compiled once, by one of the threads calling with it."""
+
+    #: the mesh the graph is compiled for (``ShardedFunction``); None: one device
+    mesh = None
+
+    def __init__(self, graph: Graph, pipeline: str, platform: str | None, *,
+                 device: Any = None, donate_argnums: Sequence[int] = ()):
+        self.graph = graph
+        self.pipeline = pipeline
+        self.platform = platform
+        self.donate_argnums = tuple(donate_argnums)
+        self._device_spec = device
+        self._device = None
+        self._cache: dict[tuple, Compiled] = {}
+        self._lock = threading.Lock()
+        self._single = graph.single_output
+        # Calls go through a C++ dispatcher keyed by the call signature; a
+        # signature it has not seen comes back here, to the Compiled for it.
+        ref = weakref.ref(self)
+
+        def cache_miss(*args):
+            return ref()._compiled_for(args)._cache_miss(*args)
+
+        def python_call(*args):
+            return ref()._compiled_for(args)._python_call(*args)
+
+        self._dispatch = make_dispatcher("hlograph.Function", python_call, cache_miss)
+        self._bind_graph(self._dispatch, graph)
+
+    def _specialize(self, specs: Sequence[Any]) -> Graph:
+        g = self.graph
+        if not specs:
+            if not all(t.is_static for t in g.input_types):
+                raise ValueError(
+                    "lower() needs argument specs (arrays or (shape, dtype) pairs) "
+                    "for inputs with unknown dimensions: "
+                    + ", ".join(f"{v.name or i}: {v.type}" for i, v in enumerate(g.inputs) if not v.type.is_static)
+                )
+            return g
+        if len(specs) != len(g.inputs):
+            raise TypeError(f"expected {len(g.inputs)} argument specs, got {len(specs)}")
+        types = [spec_type(s, v.type, g.inputs, i) for i, (s, v) in enumerate(zip(specs, g.inputs))]
+        if types == g.input_types and all(t.is_static for t in g.output_types):
+            return g
+        return g.clone(types)
+
+    @property
+    def device(self):
+        """The jax ``Device`` this function runs on (resolved on first use)."""
+        if self._device is None:
+            self._device = resolve_device(self.platform, self._device_spec)
+        return self._device
+
+    def lower(self, *arg_specs: Any) -> "Lowered":
+        """Lowers to StableHLO for concrete argument types and runs the pass pipeline.
+
+        A graph with host ops is split into segments; its device segments whose
+        input shapes depend on values are lowered when they first run."""
+        graph = self._specialize(arg_specs)
+        device = self.device
+        program = plan(graph, self.pipeline, device)
+        if program is not None:
+            return Lowered(graph, None, device, program)
+        module = lower_graph(graph, platform=device.platform, mesh=self.mesh, host_calls=HOST_CALLS)
+        from ..passes.pipeline import run
+        run(module, self.pipeline)
+        for i in self.donate_argnums:
+            set_argument_attribute(module, i, "jax.buffer_donor", True)
+        return Lowered(graph, module, device)
+
+    def explain(self) -> str:
+        """What runs where and why: the segments of the graph (device modules and
+        host functions), their inputs and outputs, and each op's placement."""
+        platform = self.device.platform
+        return explain(self.graph, partition(self.graph, platform), platform)
+
+    def _compiled_for(self, args: Sequence[Any]) -> "Compiled":
+        """The Compiled for the signature of ``args`` (lowered and compiled on first use)."""
+        key = signature_of(args)
+        compiled = self._cache.get(key)
+        if compiled is None:
+            check_count(self.graph.inputs, args)
+            with self._lock:
+                compiled = self._cache.get(key)
+                if compiled is None:
+                    compiled = self.lower(*args).compile()
+                    self._cache[key] = compiled
+        return compiled
+
+    def __repr__(self) -> str:
+        where = f"device={self._device}" if self._device is not None else f"platform={self.platform!r}"
+        return f"<Function {self.graph!r} pipeline={self.pipeline!r} {where}>"
+
+
+class Lowered:
+    """A lowered (and optimized) StableHLO module for one argument signature; for a
+    graph with host ops, its segments (``program``)."""
+
+    def __init__(self, graph: Graph, module: ir.Module | None, device, program: Program | None = None):
+        self.graph = graph
+        #: the jax Device the module is compiled for
+        self.device = device
+        self.program = program
+        self._module = module
+
+    @property
+    def platform(self) -> str:
+        return self.device.platform
+
+    @property
+    def module(self) -> ir.Module | None:
+        """The StableHLO module; for a segmented graph, the first device segment's
+        module that could be lowered ahead of time (None if there is none)."""
+        if self.program is None:
+            return self._module
+        return next((lw.module for lw in self.program.lowered_modules() if lw is not None), None)
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """The module as MLIR text; ``debug_info=True`` prints each op's ``loc(...)``:
+        the graph node and the source line that built it. A segmented graph's text
+        starts with the segment listing (``Function.explain()``) as comments."""
+        if self.program is not None:
+            return self.program.as_text(debug_info)
+        with self._module.context:
+            return self._module.operation.get_asm(enable_debug_info=debug_info)
+
+    def compile(self) -> "Compiled | CompiledProgram":
+        if self.program is not None:
+            return CompiledProgram(self.program)
+        bytecode = module_to_bytecode(self._module)
+        try:
+            loaded, device = executables.compile_bytecode(bytecode, self.platform, self.device,
+                                                   module_fingerprint(self._module))
+        except JaxRuntimeError as e:
+            raise CompileError(f"XLA could not compile the module for {self.device}: {e}") from None
+        exe = executables.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
+        return Compiled(self.graph, exe)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+class Compiled(Dispatching):
+    """Compiled code for one argument signature: ``compiled(*args, output="numpy")``
+    checks the arguments (count, dtype, shape) and returns NumPy arrays (or jax
+    arrays), as calling a ``Function`` does."""
+
+    def __init__(self, graph: Graph, executable: executables.Executable):
+        self.graph = graph
+        self.executable = executable
+        self._single = single = graph.single_output
+        check = ArgumentChecker(graph.inputs)
+        run = executable.run
+
+        def python_call(*args):
+            outs = run(check(args))
+            return outs[0] if single else tuple(outs)
+
+        def cache_miss(*args):
+            outs = run(check(args))
+            fast = executable.fastpath_data(args, single, check.scalar)
+            return (outs[0] if single else tuple(outs)), fast, False
+
+        self._python_call = python_call
+        self._cache_miss = cache_miss
+        self._dispatch = make_dispatcher("hlograph.Compiled", python_call, cache_miss)
+        self._bind_graph(self._dispatch, graph)
+
+    @property
+    def input_types(self) -> list[TensorType]:
+        return self.graph.input_types

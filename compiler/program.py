@@ -1,0 +1,164 @@
+"""Graphs that mix device ops and host ops: a sequence of segments.
+
+The partitioner (compiler/partition.py) splits the graph into maximal device
+segments (one StableHLO module each, compiled by PJRT) and host segments (one
+Numba function each). Device segments whose inputs come from value-dependent
+host ops are lowered at run time and cached per input shape, like any
+``Function`` with unknown dimensions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..frontend.graph import Constant, Graph, subgraph
+from ..runtime.args import ArgumentChecker
+from ..runtime.host.registry import has_impl
+from ..runtime.host.segment import compile_segment
+from .partition import DEVICE, Segment, partition
+from .placement import placement
+
+__all__ = ["Program", "CompiledProgram", "explain", "is_partitioned"]
+
+
+def is_partitioned(segments: Sequence[Segment]) -> bool:
+    """True unless the graph is (at most) one device segment."""
+    return len(segments) > 1 or any(s.kind != DEVICE for s in segments)
+
+
+class Program:
+    """The segments of one graph, with each device segment's ``Function``."""
+
+    def __init__(self, graph: Graph, segments: Sequence[Segment], pipeline: str, device: Any):
+        from .api import Function
+
+        self.graph = graph
+        self.segments = list(segments)
+        self.pipeline = pipeline
+        #: the jax Device the device segments run on
+        self.device = device
+        self.parts: list[Any] = []
+        for seg in self.segments:
+            if seg.kind == DEVICE:
+                self.parts.append(Function(subgraph(seg.inputs, seg.outputs), pipeline,
+                                           device.platform, device=device))
+            else:
+                self.parts.append(compile_segment(seg.nodes, seg.inputs, seg.outputs))
+
+    def lowered_modules(self) -> list[Any]:
+        """The Lowered of each device segment whose input shapes are static now (else None)."""
+        out = []
+        for seg, part in zip(self.segments, self.parts):
+            if seg.kind == DEVICE and all(v.type.is_static for v in part.graph.inputs):
+                out.append(part.lower())
+            else:
+                out.append(None)
+        return out
+
+    def explain(self) -> str:
+        return explain(self.graph, self.segments, self.device.platform)
+
+    def as_text(self, debug_info: bool = False) -> str:
+        lines = ["// " + line for line in self.explain().splitlines()]
+        for i, lowered in enumerate(self.lowered_modules()):
+            if lowered is not None:
+                lines.append(f"// ----- segment {i} (device)")
+                lines.append(lowered.as_text(debug_info=debug_info).rstrip())
+        return "\n".join(lines) + "\n"
+
+
+def explain(graph: Graph, segments: Sequence[Segment], platform: str | None = None) -> str:
+    """What runs where on ``platform`` (None: jax's default), and why: one block per segment."""
+    n = len(segments)
+    lines = [f"{n} segment{'s' if n != 1 else ''}"]
+    for i, seg in enumerate(segments):
+        if seg.kind == DEVICE:
+            static = all(v.type.is_static for v in seg.inputs)
+            calls = len(seg.host_calls)
+            where = "device (StableHLO, PJRT" + (
+                f"; {calls} in-module host call{'s' if calls != 1 else ''} (XLA FFI, Numba)"
+                if calls else "") + ")" + (
+                "" if static else "; lowered at run time: its input shapes depend on values")
+        else:
+            numba = all(has_impl(n.op) for n in seg.nodes)
+            where = "host (" + ("Numba, one compiled function" if numba else "Python") + ")"
+        ins = ", ".join(_name(v, graph) for v in seg.inputs) or "-"
+        outs = ", ".join(_name(v, graph) for v in seg.outputs) or "-"
+        lines.append(f"segment {i}: {where}; reads {ins}; produces {outs}")
+        reasons: dict[str, int] = {}
+        for node in seg.nodes:
+            why = placement(node, platform).why
+            reasons[why] = reasons.get(why, 0) + 1
+        for why, count in reasons.items():
+            lines.append(f"  {why}" + (f" (x{count})" if count > 1 else ""))
+    return "\n".join(lines)
+
+
+def _name(v, graph: Graph) -> str:
+    for i, x in enumerate(graph.inputs):
+        if x is v:
+            return v.name or f"input {i}"
+    if v.owner is not None:
+        return f"{type(v.owner.op).__name__}:{v.index}[{v.type}]"
+    return str(v.type)
+
+
+class CompiledProgram:
+    """Runs the segments in order: ``compiled(*args)`` as ``Compiled``."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.graph = program.graph
+        self._check = ArgumentChecker(self.graph.inputs)
+        self._single = self.graph.single_output
+
+    def _run(self, args: Sequence[Any]) -> list[Any]:
+        values = self._check(args)
+        env: dict[int, Any] = {id(v): a for v, a in zip(self.graph.inputs, values)}
+        for seg, part in zip(self.program.segments, self.program.parts):
+            ins = [env[id(v)] for v in seg.inputs]
+            if seg.kind == DEVICE:
+                outs = part(*ins, output="device")
+                outs = [outs] if part.graph.single_output else list(outs)
+            else:
+                outs = part(*(np.asarray(a) for a in ins))
+            for v, o in zip(seg.outputs, outs):
+                env[id(v)] = o
+        return [v.data if isinstance(v, Constant) else env[id(v)] for v in self.graph.outputs]
+
+    def __call__(self, *args: Any, output: str = "numpy"):
+        if output not in ("numpy", "device"):
+            raise ValueError(f"output must be 'numpy' or 'device', got {output!r}")
+        outs = self._run(args)
+        if output == "numpy":
+            outs = [np.asarray(o) for o in outs]
+        else:
+            outs = [self._to_device(o) if isinstance(o, np.ndarray) else o for o in outs]
+        return outs[0] if self._single else tuple(outs)
+
+    def _to_device(self, value: np.ndarray):
+        from ..xla.pjrt import device_putter
+        return device_putter(value.dtype, value.shape, self.program.device)(value)
+
+    # the Function's dispatcher keeps partitioned graphs on the Python path
+    def _python_call(self, *args):
+        outs = self._run(args)
+        return outs[0] if self._single else tuple(outs)
+
+    def _cache_miss(self, *args):
+        return self._python_call(*args), None, False
+
+    @property
+    def input_types(self):
+        return self.graph.input_types
+
+
+def plan(graph: Graph, pipeline: str, device: Any) -> Program | None:
+    """A Program running on ``device`` when ``graph`` needs host segments, else None
+    (one device module)."""
+    segments = partition(graph, device.platform)
+    if not is_partitioned(segments):
+        return None
+    return Program(graph, segments, pipeline, device)

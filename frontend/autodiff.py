@@ -1,0 +1,798 @@
+"""Automatic differentiation as a graph transformation.
+
+Gradients are new graph nodes built by each Op's rules (``Op.pullback`` for
+reverse mode, ``Op.pushforward`` for forward mode; see frontend/graph.py):
+they lower to StableHLO, run through the pass pipelines, mix with host ops and
+compile like any other graph. The API follows jax: ``grad``, ``value_and_grad``,
+``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``stop_gradient`` and
+``custom_vjp``; ``known_grads`` and the ``disconnected`` policy follow
+PyTensor's ``grad``.
+
+The reverse walk visits, in reverse topological order, only the nodes on a path
+between the ``wrt`` values and the cost (a node is skipped unless one of its
+outputs has a cotangent and one of its inputs depends on a ``wrt``), adds
+cotangents where a value has several consumers, and never builds zeros for
+disconnected paths: a missing cotangent is ``None``. Integer and bool values
+carry no gradient, so Ops with integer outputs (comparisons, argmax, shapes)
+end paths, and integer inputs (indices) never need a rule. An Op without a rule
+is an error only when one of its float or complex inputs needs a gradient.
+
+After the rules have run, the new nodes are merged with equal nodes (same Op,
+same inputs; small constants by value), with each other and with the nodes
+that already exist, so a gradient graph reuses forward values and computes
+each subexpression once.
+
+Complex numbers follow jax's convention: a pullback transposes the R-linear
+derivative under the pairing ``Re(sum(a * b))``. Holomorphic ops multiply the
+cotangent by f'(z) (no conjugate), and the gradient of a real cost with respect
+to a complex input is the conjugate of what a holomorphic derivative would give
+(``grad(abs(z)**2) == 2 * conj(z)``), exactly what ``jax.grad`` returns.
+
+``jacobian`` and ``hessian`` build one ``vjp`` per output element (reverse
+mode) or one ``jvp`` per input element (forward mode) and stack the results:
+graphs grow with that size (nodes that do not depend on the seed are shared),
+so they are meant for small static shapes; for large ones use ``vjp``/``jvp``
+directly (a Hessian-vector product is ``jvp(grad(cost, x), x, v)``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .graph import (Apply, Constant, GradientError, NotDifferentiableError, Op,
+                    UndefinedGradient, Variable, _ancestors_toposort, _ids)
+from .types import TensorType, is_complex, is_inexact
+from .ops import elemwise as ew
+from .ops import reduction as rd
+from .ops import shape as sh
+from .ops.basic import as_variable
+
+__all__ = [
+    "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "stop_gradient", "custom_vjp",
+    "StopGradient", "SumToLike", "CustomVJPCall", "GradientError", "NotDifferentiableError",
+    "UndefinedGradient", "sum_to", "broadcast_like", "unreduce", "reduced_count", "constant_like",
+    "is_differentiable", "pushforward_by_transposition",
+]
+
+_DISCONNECTED = ("raise", "zero")
+
+
+# --- helpers for rules ------------------------------------------------------------------
+def is_differentiable(v: Variable) -> bool:
+    """Whether ``v`` can carry a gradient (a float or complex dtype)."""
+    return is_inexact(v.dtype)
+
+
+def constant_like(value: Any, v: Variable) -> Constant:
+    """A 0-d constant ``value`` of ``v``'s dtype (Python scalars alone promote to float64)."""
+    return Constant(np.asarray(value, dtype=v.dtype))
+
+
+def sum_to_axes(shape: Sequence[int], target: Sequence[int]) -> tuple[int, ...]:
+    """The axes of an array of static ``shape`` to sum (keeping dims) so that, with its
+    leading extra dims dropped, it has the static shape ``target`` it was broadcast from."""
+    lead = len(shape) - len(target)
+    return tuple(range(lead)) + tuple(
+        lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1
+    )
+
+
+def sum_to(g: Variable, x: Variable) -> Variable:
+    """``g`` (the cotangent of a value ``x`` was broadcast to) summed back to ``x``'s shape:
+    over its extra leading dims and over the dims where ``x`` has size 1. Where an unknown
+    dim of ``x`` may have been 1 at run time, the sum is a ``SumToLike`` node, resolved when
+    the graph is specialized to concrete shapes."""
+    if g.ndim < x.ndim:
+        raise GradientError(f"sum_to: a cotangent {g.type} has fewer dims than the value {x.type}")
+    lead = g.ndim - x.ndim
+    inner = []  # dims of x of size 1 that g has larger
+    for i, xd in enumerate(x.shape):
+        gd = g.shape[lead + i]
+        if xd == 1:
+            if gd != 1:
+                inner.append(i)
+        elif xd is None and gd != 1:
+            return SumToLike()(g, x)
+    if lead or inner:
+        g = rd.Sum(tuple(range(lead)) + tuple(lead + i for i in inner))(g)
+        if inner:
+            g = sh.ExpandDims(tuple(inner))(g)
+    return g
+
+
+def broadcast_like(g: Variable, x: Variable) -> Variable:
+    """``g`` broadcast to the shape of ``x`` (``g``'s shape broadcasts to it)."""
+    if g.ndim == x.ndim and all(a is not None and a == b for a, b in zip(g.shape, x.shape)):
+        return g
+    if x.type.is_static:
+        return sh.BroadcastTo(x.shape)(g)
+    return sh.FullLike()(x, g)
+
+
+def unreduce(ct: Variable, x: Variable, axes: Sequence[int], keepdims: bool) -> Variable:
+    """The cotangent ``ct`` of a reduction of ``x`` over ``axes`` broadcast back to ``x``'s shape."""
+    if not keepdims and axes:
+        ct = sh.ExpandDims(tuple(axes))(ct)
+    return broadcast_like(ct, x)
+
+
+def reduced_count(x: Variable, axes: Sequence[int]) -> int | Variable:
+    """How many elements of ``x`` a reduction over ``axes`` combines: a Python int when the
+    dims are known, else an int64 graph value."""
+    dims = [x.shape[a] for a in axes]
+    if None not in dims:
+        return math.prod(dims)
+    from .ops.construct import shape_of
+    s = shape_of(x)
+    n: Variable | None = None
+    for a in axes:
+        n = s[a] if n is None else n * s[a]
+    return n
+
+
+def _one(dtype: np.dtype) -> Constant:
+    return Constant(np.ones((), dtype=dtype))
+
+
+# --- Ops of the autodiff layer --------------------------------------------------------
+class StopGradient(Op):
+    """The identity, through which no gradient flows (``jax.lax.stop_gradient``)."""
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_variable(x)
+        return Apply(self, [x], [x.type])
+
+    def perform(self, node, inputs):
+        return [inputs[0]]
+
+    def pullback(self, node, cotangents):
+        return [None]
+
+    def pushforward(self, node, tangents):
+        return [None]
+
+
+class SumToLike(Op):
+    """``g`` summed to the shape of ``like`` (whose values are not read): over ``g``'s extra
+    leading dims and over the dims where ``like`` has size 1. The cotangent of a broadcast
+    whose shapes are known only when the graph is specialized (see ``sum_to``)."""
+
+    def make_node(self, g: Any, like: Any) -> Apply:
+        g, like = as_variable(g), as_variable(like)
+        lead = g.ndim - like.ndim
+        ok = lead >= 0 and all(
+            t is None or t == 1 or s is None or s == t for s, t in zip(g.shape[lead:], like.shape)
+        )
+        if not ok:
+            raise ValueError(f"{self}: {g.type} cannot be summed to the shape of {like.type}")
+        return Apply(self, [g, like], [TensorType(g.dtype, like.shape)])
+
+    def perform(self, node, inputs):
+        g, like = inputs
+        axes = sum_to_axes(g.shape, like.shape)
+        acc = np.float32 if g.dtype in rd._HALF else g.dtype
+        out = np.sum(g, axis=axes, keepdims=True, dtype=acc) if axes else g
+        return [np.asarray(out, dtype=g.dtype).reshape(like.shape)]
+
+    def pullback(self, node, cotangents):
+        (ct,) = cotangents
+        return [broadcast_like(ct, node.inputs[0]), None]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None else self(t, node.inputs[1])]
+
+
+class CustomVJPCall(Op):
+    """The outputs of a ``custom_vjp`` function: the identity on its last inputs (the
+    outputs the forward function built), whose pullback calls the user's backward
+    function instead of differentiating the forward graph. Inputs: the differentiable
+    arguments, then the forward outputs."""
+
+    __props__ = ("name",)
+
+    def __init__(self, name: str, n_args: int, arg_positions: tuple[int, ...], n_positional: int,
+                 residuals: Any, bwd: Callable, single: bool):
+        self.name = name
+        self.n_args = n_args
+        self.arg_positions = arg_positions
+        self.n_positional = n_positional
+        self.residuals = residuals
+        self.bwd = bwd
+        self.single = single
+
+    # each call has its own residuals and backward function
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def make_node(self, *inputs: Any) -> Apply:
+        inputs = [as_variable(v) for v in inputs]
+        return Apply(self, inputs, [v.type for v in inputs[self.n_args:]])
+
+    def perform(self, node, inputs):
+        return list(inputs[self.n_args:])
+
+    def pullback(self, node, cotangents):
+        cts = [c if c is not None or not is_differentiable(o) else sh.zeros_like(o)
+               for c, o in zip(cotangents, node.outputs)]
+        result = self.bwd(self.residuals, cts[0] if self.single else tuple(cts))
+        if not isinstance(result, (tuple, list)):
+            raise GradientError(
+                f"custom_vjp {self.name}: bwd must return a tuple with one cotangent per "
+                f"positional argument ({self.n_positional}), got {type(result).__name__}"
+            )
+        if len(result) != self.n_positional:
+            raise GradientError(
+                f"custom_vjp {self.name}: bwd returned {len(result)} cotangents for "
+                f"{self.n_positional} positional arguments"
+            )
+        out: list[Any] = []
+        for pos, x in zip(self.arg_positions, node.inputs[:self.n_args]):
+            g = result[pos]
+            if g is not None and not isinstance(g, Variable):
+                g = Constant(np.asarray(g, dtype=x.dtype))
+            out.append(g)
+        return out + [None] * len(node.outputs)
+
+
+def stop_gradient(x: Any) -> Variable:
+    """``x``, through which no gradient flows (``jax.lax.stop_gradient``): its
+    derivative is zero, in reverse and in forward mode."""
+    return StopGradient()(as_variable(x))
+
+
+class custom_vjp:
+    """A function with its own reverse-mode rule, as ``jax.custom_vjp``.
+
+    ``fwd(*args) -> (out, residuals)`` builds the outputs (a Variable or a tuple) and
+    whatever the backward rule needs; ``bwd(residuals, cotangent) -> tuple`` builds one
+    cotangent per positional argument (None: zero; entries for arguments that are not
+    graph values are ignored), from graph ops. The cotangent is a Variable, or a tuple
+    of them for a function with several outputs; a missing one is zeros.
+
+        def log1pexp(x):
+            return hg.log1p(hg.exp(x))
+
+        f = hg.custom_vjp(log1pexp)
+        f.defvjp(lambda x: (log1pexp(x), x),
+                 lambda x, ct: (ct * hg.sigmoid(x),))   # stable where exp(x) overflows
+
+    ``hg.custom_vjp(fn, fwd, bwd)`` does both at once. Forward mode (``jvp``) transposes
+    ``bwd``, so it must be linear in the cotangent.
+    """
+
+    def __init__(self, fn: Callable, fwd: Callable | None = None, bwd: Callable | None = None):
+        self.fn = fn
+        self.fwd = fwd
+        self.bwd = bwd
+        functools.update_wrapper(self, fn)
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> "custom_vjp":
+        """Sets the forward and backward functions; returns the function itself."""
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def __call__(self, *args: Any) -> Any:
+        name = getattr(self.fn, "__name__", "function")
+        if self.fwd is None or self.bwd is None:
+            raise GradientError(f"custom_vjp {name}: define its rule with .defvjp(fwd, bwd) first")
+        out, residuals = self.fwd(*args)
+        single = isinstance(out, Variable)
+        outs = [out] if single else list(out)
+        if not outs or not all(isinstance(o, Variable) for o in outs):
+            raise GradientError(f"custom_vjp {name}: fwd must return (Variable or tuple of Variables, residuals)")
+        positions = tuple(i for i, a in enumerate(args) if isinstance(a, Variable))
+        op = CustomVJPCall(name, len(positions), positions, len(args), residuals, self.bwd, single)
+        node = op.make_node(*(args[i] for i in positions), *outs)
+        return node.outputs[0] if single else tuple(node.outputs)
+
+
+# --- the engine ----------------------------------------------------------------------
+def _where(node: Apply) -> str:
+    if node.trace is None:
+        return ""
+    return f" (the node was built at {node.trace[0]}:{node.trace[1]})"
+
+
+def _check_type(v: Variable, g: Any, what: str) -> Variable:
+    """``g`` as a cotangent/tangent of ``v``: its dtype, a compatible shape."""
+    if not isinstance(g, Variable):
+        raise GradientError(f"{what}: expected a graph Variable, got {type(g).__name__}")
+    if g.dtype != v.dtype or g.ndim != v.ndim or any(
+        a is not None and b is not None and a != b for a, b in zip(g.shape, v.shape)
+    ):
+        raise GradientError(f"{what}: got {g.type} for a value of type {v.type}")
+    return g
+
+
+def _accumulate(table: dict[int, Variable], v: Variable, g: Variable) -> None:
+    old = table.get(id(v))
+    table[id(v)] = g if old is None else ew.add(old, g)
+
+
+def _active(order: list[Apply], sources: set[int]) -> set[int]:
+    """ids of the values that depend on ``sources`` through float or complex values
+    (not through stop_gradient)."""
+    active = set(sources)
+    for node in order:
+        if isinstance(node.op, StopGradient):
+            continue
+        if any(id(v) in active for v in node.inputs):
+            active.update(id(o) for o in node.outputs if is_differentiable(o))
+    return active
+
+
+# A rule that cannot build a needed derivative does not fail at once: its error marks
+# the values it would have reached ("poison"), and the walk carries the mark on through
+# the rules that would pass a gradient (a probe with zero cotangents says which), so a
+# path whose gradient is zero anyway (floor, stop_gradient, integer casts) drops it.
+# Only an error that reaches a wrt (an output in forward mode) is raised.
+Result = Variable | NotDifferentiableError | None
+
+
+def _pullback(node: Apply, cotangents: list[Variable | None], need: list[bool]) -> list[Result]:
+    """The rule's cotangents for the needed inputs; a NotDifferentiableError in place of
+    each one it cannot build."""
+    try:
+        results = list(node.op.pullback(node, cotangents))
+    except NotDifferentiableError as e:
+        err = NotDifferentiableError(f"{e}{_where(node)}")
+        return [err if n else None for n in need]
+    if len(results) != len(node.inputs):
+        raise GradientError(
+            f"{node.op}.pullback returned {len(results)} cotangents for {len(node.inputs)} inputs"
+        )
+    out: list[Result] = []
+    for i, (v, g) in enumerate(zip(node.inputs, results)):
+        if not need[i] or g is None:
+            out.append(None)
+        elif isinstance(g, UndefinedGradient):
+            out.append(NotDifferentiableError(
+                f"{node.op} has no derivative with respect to its input {i} ({v.type}), "
+                f"which needs a gradient: {g.reason}{_where(node)}"
+            ))
+        else:
+            out.append(_check_type(v, g, f"{node.op}.pullback, input {i}"))
+    return out
+
+
+def _backprop(seeds: Sequence[tuple[Variable, Variable]], wrt: Sequence[Variable]
+              ) -> tuple[dict[int, Variable], dict[int, NotDifferentiableError]]:
+    """Cotangents (id -> Variable) of every value between ``wrt`` and the seeded values,
+    and the errors (id -> error) of the values a missing derivative would reach."""
+    order = _ancestors_toposort([v for v, _ in seeds])
+    active = _active(order, {id(w) for w in wrt})
+    cts: dict[int, Variable] = {}
+    poison: dict[int, NotDifferentiableError] = {}
+    for v, c in seeds:
+        if id(v) in active:
+            _accumulate(cts, v, c)
+    for node in reversed(order):
+        out_cts = [cts.get(id(o)) for o in node.outputs]
+        bad = [poison.get(id(o)) for o in node.outputs]
+        has_ct, has_bad = any(c is not None for c in out_cts), any(b is not None for b in bad)
+        if not (has_ct or has_bad):
+            continue
+        need = [id(v) in active for v in node.inputs]
+        if not any(need):
+            continue
+        if has_ct:
+            for v, g in zip(node.inputs, _pullback(node, out_cts, need)):
+                if isinstance(g, NotDifferentiableError):
+                    poison.setdefault(id(v), g)
+                elif g is not None:
+                    _accumulate(cts, v, g)
+        if has_bad:
+            err = next(b for b in bad if b is not None)
+            probe = [sh.zeros_like(o) if b is not None and is_differentiable(o) else None
+                     for o, b in zip(node.outputs, bad)]
+            for v, g in zip(node.inputs, _pullback(node, probe, need)):
+                if g is not None:
+                    poison.setdefault(id(v), err)
+    return cts, poison
+
+
+def _pushforward(node: Apply, tangents: list[Variable | None]) -> list[Variable | None]:
+    """The rule's tangents of the outputs; raises NotDifferentiableError."""
+    try:
+        results = list(node.op.pushforward(node, tangents))
+    except NotDifferentiableError as e:
+        raise NotDifferentiableError(f"{e}{_where(node)}") from None
+    if len(results) != len(node.outputs):
+        raise GradientError(
+            f"{node.op}.pushforward returned {len(results)} tangents for {len(node.outputs)} outputs"
+        )
+    out: list[Variable | None] = []
+    for i, (o, t) in enumerate(zip(node.outputs, results)):
+        if t is None or not is_differentiable(o):
+            out.append(None)
+        elif isinstance(t, UndefinedGradient):
+            raise NotDifferentiableError(f"{node.op}: no derivative for output {i}: {t.reason}{_where(node)}")
+        else:
+            out.append(_check_type(o, t, f"{node.op}.pushforward, output {i}"))
+    return out
+
+
+def _forward(wrt: Sequence[Variable], tangents: Sequence[Variable | None], outputs: Sequence[Variable]
+             ) -> tuple[dict[int, Variable], dict[int, NotDifferentiableError]]:
+    """Tangents (id -> Variable) of every value between ``wrt`` and ``outputs``, and the
+    errors of the values a missing derivative would reach."""
+    given: dict[int, Variable] = {}
+    for w, t in zip(wrt, tangents):
+        if t is not None:
+            _accumulate(given, w, t)
+    tans = dict(given)
+    poison: dict[int, NotDifferentiableError] = {}
+    for node in _ancestors_toposort(list(outputs)):
+        ts = [tans.get(id(v)) for v in node.inputs]
+        bad = [poison.get(id(v)) for v in node.inputs]
+        has_t, has_bad = any(t is not None for t in ts), any(b is not None for b in bad)
+        if not (has_t or has_bad) or not any(is_differentiable(o) for o in node.outputs):
+            continue
+        if has_t:
+            try:
+                results = _pushforward(node, ts)
+            except NotDifferentiableError as e:
+                results = [None] * len(node.outputs)
+                for o in node.outputs:
+                    if is_differentiable(o):
+                        poison.setdefault(id(o), e)
+            for o, t in zip(node.outputs, results):
+                if t is not None:
+                    tans[id(o)] = t if id(o) not in given else ew.add(t, given[id(o)])
+        if has_bad:
+            err = next(b for b in bad if b is not None)
+            probe = [sh.zeros_like(v) if b is not None else None for v, b in zip(node.inputs, bad)]
+            try:
+                reach = [t is not None for t in _pushforward(node, probe)]
+            except NotDifferentiableError:
+                reach = [is_differentiable(o) for o in node.outputs]
+            for o, r in zip(node.outputs, reach):
+                if r:
+                    poison.setdefault(id(o), err)
+    return tans, poison
+
+
+def pushforward_by_transposition(node: Apply, tangents: list[Variable | None]) -> list[Variable | None]:
+    """Forward mode from reverse mode: the pullback ``u -> P(u)`` is linear in the
+    cotangents ``u``, so the gradient of ``s(u) = Re(sum_i sum(P(u)_i * t_i))`` with
+    respect to ``u`` is ``J t`` (the value of ``u`` does not matter: zeros are used).
+    The default ``Op.pushforward``."""
+    us = [sh.zeros_like(o) if is_differentiable(o) else None for o in node.outputs]
+    need = [t is not None for t in tangents]
+    cts = _pullback(node, us, need)
+    terms = []
+    for g, t in zip(cts, tangents):
+        if isinstance(g, NotDifferentiableError):
+            raise g
+        if g is None or t is None:
+            continue
+        p = ew.multiply(g, t)
+        if is_complex(p.dtype):
+            p = ew.real(p)
+        terms.append(rd.sum(p))
+    if not terms:
+        return [None] * len(node.outputs)
+    s = functools.reduce(ew.add, terms)
+    jt, poison = _backprop([(s, _one(s.dtype))], [u for u in us if u is not None])
+    for u in us:
+        if u is not None and id(u) in poison:
+            raise poison[id(u)]
+    return [None if u is None else jt.get(id(u)) for u in us]
+
+
+# --- structure, checks, merging ------------------------------------------------------------
+def _flatten(values: Any, what: str) -> tuple[list[Any], Callable[[list[Any]], Any]]:
+    if isinstance(values, Variable):
+        return [values], lambda out: out[0]
+    if isinstance(values, (list, tuple)):
+        kind = type(values)
+        return list(values), lambda out: kind(out)
+    raise TypeError(f"{what} must be a Variable or a list/tuple of Variables, got {type(values).__name__}")
+
+
+def _check_wrt(wrt: list[Any]) -> None:
+    for i, w in enumerate(wrt):
+        if not isinstance(w, Variable):
+            raise TypeError(f"wrt[{i}] must be a graph Variable, got {type(w).__name__}")
+        if not is_differentiable(w):
+            raise GradientError(
+                f"wrt[{i}] ({w!r}) has dtype {w.type}: only float and complex values have "
+                f"gradients (integer and bool values get none)"
+            )
+
+
+def _check_policy(disconnected: str) -> None:
+    if disconnected not in _DISCONNECTED:
+        raise ValueError(f"disconnected must be 'raise' or 'zero', got {disconnected!r}")
+
+
+def _as_seed(v: Variable, c: Any, what: str) -> Variable:
+    if not is_differentiable(v):
+        raise GradientError(f"{what}: {v!r} has dtype {v.type} and carries no cotangent (pass None)")
+    if not isinstance(c, Variable):
+        c = Constant(np.asarray(c, dtype=v.dtype))
+        if c.shape != v.shape:  # a scalar, or an array that broadcasts to v's shape
+            c = broadcast_like(c, v)
+    return _check_type(v, c, what)
+
+
+def _finish(wrt: Sequence[Variable], found: tuple[dict[int, Variable], dict[int, NotDifferentiableError]],
+            connected: set[int], disconnected: str, what: str) -> list[Variable]:
+    out = []
+    cts, poison = found
+    for i, w in enumerate(wrt):
+        if id(w) in poison:
+            raise poison[id(w)]
+        g = cts.get(id(w))
+        if g is None:
+            if disconnected == "raise" and id(w) not in connected:
+                raise GradientError(
+                    f"{what} does not depend on wrt[{i}] ({w!r}); pass disconnected='zero' "
+                    f"for a zero gradient"
+                )
+            g = sh.zeros_like(w)
+        elif g.shape != w.shape:
+            from .ops.construct import SpecifyShape
+            g = SpecifyShape(w.shape)(g)
+        out.append(g)
+    return out
+
+
+def _reachable(outputs: Sequence[Variable]) -> set[int]:
+    ids = {id(v) for v in outputs}
+    for node in _ancestors_toposort(list(outputs)):
+        ids.update(id(v) for v in node.inputs)
+    return ids
+
+
+def _mark() -> int:
+    """An id below every Variable created from now on."""
+    return next(_ids)
+
+
+def _node_key(node: Apply) -> tuple | None:
+    inputs = []
+    for v in node.inputs:
+        if isinstance(v, Constant) and v.data.size <= 64:
+            inputs.append(("const", v.dtype.str, v.shape, v.data.tobytes()))
+        else:
+            inputs.append(id(v))
+    key = (node.op, tuple(inputs))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _merge(results: list[Variable | None], start: int) -> list[Variable | None]:
+    """Merges the nodes created since ``start`` with equal nodes (same Op and inputs):
+    with each other and with the nodes that existed before."""
+    roots = [r for r in results if r is not None]
+    table: dict[tuple, Apply] = {}
+    remap: dict[int, Variable] = {}
+    for node in _ancestors_toposort(roots):
+        new = bool(node.outputs) and all(o._id > start for o in node.outputs)
+        if new:
+            node.inputs = [remap.get(id(v), v) for v in node.inputs]
+        key = _node_key(node)
+        if key is None:
+            continue
+        prev = table.get(key)
+        if prev is None:
+            table[key] = node
+        elif new:
+            for o, p in zip(node.outputs, prev.outputs):
+                remap[id(o)] = p
+    return [None if r is None else remap.get(id(r), r) for r in results]
+
+
+# --- public API ------------------------------------------------------------------------
+def _grad(cost: Variable | None, wrt: list[Variable], known_grads: dict | None,
+          disconnected: str) -> list[Variable]:
+    seeds: list[tuple[Variable, Variable]] = []
+    if cost is not None:
+        if not isinstance(cost, Variable):
+            raise TypeError(f"cost must be a graph Variable, got {type(cost).__name__}")
+        if cost.ndim != 0 or is_complex(cost.dtype) or not is_differentiable(cost):
+            raise GradientError(
+                f"grad needs a real float 0-d cost, got {cost.type} (use vjp for other outputs)"
+            )
+        seeds.append((cost, _one(cost.dtype)))
+    for v, c in (known_grads or {}).items():
+        if not isinstance(v, Variable):
+            raise TypeError(f"known_grads keys must be graph Variables, got {type(v).__name__}")
+        seeds.append((v, _as_seed(v, c, "known_grads")))
+    if not seeds:
+        raise GradientError("grad needs a cost or known_grads")
+    found = _backprop(seeds, wrt)
+    return _finish(wrt, found, _reachable([v for v, _ in seeds]), disconnected, "the cost")
+
+
+def grad(cost: Variable | None, wrt: Any, *, known_grads: dict | None = None,
+         disconnected: str = "raise") -> Any:
+    """The gradient of the real 0-d ``cost`` with respect to ``wrt`` (a Variable, or a list
+    or tuple of them: the result has the same structure), as graph values of the types
+    of ``wrt``.
+
+    Args:
+        cost: a real float 0-d Variable, or None when ``known_grads`` seeds the walk.
+        wrt: graph inputs or intermediate values (an intermediate value gets the
+            cotangent accumulated at it: the partial derivative, as in PyTensor).
+        known_grads: {Variable: cotangent} added to the walk (PyTensor's ``known_grads``),
+            e.g. a gradient computed elsewhere.
+        disconnected: a ``wrt`` the cost does not depend on at all raises
+            ``GradientError`` (``"raise"``) or gets zeros (``"zero"``). A ``wrt`` the cost
+            reaches only through zero derivatives (``floor``, comparisons, integer
+            casts, ``stop_gradient``) gets zeros either way.
+    """
+    _check_policy(disconnected)
+    ws, pack = _flatten(wrt, "wrt")
+    _check_wrt(ws)
+    start = _mark()
+    return pack(_merge(_grad(cost, ws, known_grads, disconnected), start))
+
+
+def value_and_grad(cost: Variable, wrt: Any, **kwargs: Any) -> tuple[Variable, Any]:
+    """``(cost, grad(cost, wrt, **kwargs))``."""
+    return cost, grad(cost, wrt, **kwargs)
+
+
+def _vjp(outputs: list[Variable], wrt: list[Variable], cotangents: list[Any],
+         disconnected: str) -> list[Variable]:
+    seeds = [(o, _as_seed(o, c, f"cotangent {i}"))
+             for i, (o, c) in enumerate(zip(outputs, cotangents)) if c is not None]
+    found = _backprop(seeds, wrt) if seeds else ({}, {})
+    return _finish(wrt, found, _reachable(outputs), disconnected, "the outputs")
+
+
+def vjp(outputs: Any, wrt: Any, cotangents: Any, *, disconnected: str = "zero") -> Any:
+    """Vector-Jacobian product: ``sum_j cotangents[j] . d outputs[j] / d wrt`` for each
+    ``wrt`` (same structure as ``wrt``). ``cotangents`` match ``outputs`` (a Variable or a
+    list/tuple; entries may be arrays or None for zero); each has its output's type."""
+    _check_policy(disconnected)
+    outs, _ = _flatten(outputs, "outputs")
+    cts = [cotangents] if isinstance(outputs, Variable) else list(cotangents)
+    if len(cts) != len(outs):
+        raise ValueError(f"vjp: {len(cts)} cotangents for {len(outs)} outputs")
+    ws, pack = _flatten(wrt, "wrt")
+    _check_wrt(ws)
+    start = _mark()
+    return pack(_merge(_vjp(outs, ws, cts, disconnected), start))
+
+
+def _jvp(outputs: list[Variable], wrt: list[Variable], tangents: list[Any],
+         disconnected: str) -> list[Variable]:
+    ts = [None if t is None else _as_seed(w, t, f"tangent {i}")
+          for i, (w, t) in enumerate(zip(wrt, tangents))]
+    found, poison = _forward(wrt, ts, outputs)
+    out = []
+    for i, o in enumerate(outputs):
+        if not is_differentiable(o):
+            raise GradientError(f"jvp: output {i} ({o!r}) has dtype {o.type} and carries no tangent")
+        if id(o) in poison:
+            raise poison[id(o)]
+        t = found.get(id(o))
+        if t is None:
+            if disconnected == "raise" and not any(id(w) in _reachable([o]) for w in wrt):
+                raise GradientError(f"jvp: output {i} ({o!r}) does not depend on wrt")
+            t = sh.zeros_like(o)
+        elif t.shape != o.shape:
+            from .ops.construct import SpecifyShape
+            t = SpecifyShape(o.shape)(t)
+        out.append(t)
+    return out
+
+
+def jvp(outputs: Any, wrt: Any, tangents: Any, *, disconnected: str = "zero") -> Any:
+    """Jacobian-vector product: the tangent of each output (same structure as ``outputs``)
+    when each ``wrt`` moves along its tangent (``tangents`` match ``wrt``; entries may be
+    arrays or None for zero). The primal outputs are ``outputs`` themselves."""
+    _check_policy(disconnected)
+    outs, pack = _flatten(outputs, "outputs")
+    ws, _ = _flatten(wrt, "wrt")
+    ts = [tangents] if isinstance(wrt, Variable) else list(tangents)
+    if len(ts) != len(ws):
+        raise ValueError(f"jvp: {len(ts)} tangents for {len(ws)} wrt values")
+    _check_wrt(ws)
+    if len({id(w) for w in ws}) != len(ws):
+        raise ValueError("jvp: a wrt value is listed twice")
+    start = _mark()
+    return pack(_merge(_jvp(outs, ws, ts, disconnected), start))
+
+
+def _static_size(v: Variable, what: str) -> int:
+    if not v.type.is_static:
+        raise GradientError(f"{what} needs a static shape, got {v.type}")
+    return v.type.size
+
+
+def _unit(v: Variable, k: int) -> Constant:
+    e = np.zeros(v.type.size, dtype=v.dtype)
+    e[k] = 1
+    return Constant(e.reshape(v.shape))
+
+
+def _to_shape(v: Variable, shape: tuple[int | None, ...], what: str) -> Variable:
+    if v.shape == shape and None not in shape:
+        return v
+    if shape.count(None) > 1:
+        raise GradientError(f"{what}: the result shape {shape} has more than one unknown dim")
+    return sh.reshape(v, tuple(-1 if d is None else d for d in shape))
+
+
+def _jacobian(y: Variable, xs: list[Variable], mode: str) -> list[Variable]:
+    if not is_differentiable(y):
+        raise GradientError(f"jacobian: y has dtype {y.type} and has no derivative")
+    out = []
+    if mode == "rev":
+        n = _static_size(y, "jacobian(mode='rev') of y")
+        rows = [_vjp([y], xs, [_unit(y, k)], "zero") for k in range(n)]
+        for j, x in enumerate(xs):
+            shape = y.shape + x.shape
+            if n == 0:
+                out.append(sh.zeros(_static(shape, "jacobian"), x.dtype))
+            elif y.ndim == 0:
+                out.append(rows[0][j])
+            else:
+                out.append(_to_shape(sh.stack([r[j] for r in rows], 0), shape, "jacobian"))
+        return out
+    if mode != "fwd":
+        raise ValueError(f"jacobian: mode must be 'rev' or 'fwd', got {mode!r}")
+    for j, x in enumerate(xs):
+        n = _static_size(x, "jacobian(mode='fwd') of x")
+        shape = y.shape + x.shape
+        if n == 0:
+            out.append(sh.zeros(_static(shape, "jacobian"), y.dtype))
+            continue
+        cols = [_jvp([y], [x], [_unit(x, k)], "zero")[0] for k in range(n)]
+        if x.ndim == 0:
+            out.append(cols[0])
+        else:
+            out.append(_to_shape(sh.stack(cols, y.ndim), shape, "jacobian"))
+    return out
+
+
+def _static(shape: tuple[int | None, ...], what: str) -> tuple[int, ...]:
+    if None in shape:
+        raise GradientError(f"{what}: the result shape {shape} is not static")
+    return shape  # type: ignore[return-value]
+
+
+def jacobian(y: Variable, x: Any, mode: str = "rev") -> Any:
+    """The Jacobian of ``y`` with respect to ``x`` (a Variable, or a list/tuple: one
+    Jacobian each), of shape ``y.shape + x.shape``.
+
+    ``mode="rev"`` builds one ``vjp`` per element of ``y`` (``y`` needs a static shape),
+    ``mode="fwd"`` one ``jvp`` per element of ``x`` (``x`` needs a static shape); the
+    results are stacked. Nodes that do not depend on the seed are shared, but the graph
+    grows with that size: this is for small shapes (jax batches with vmap instead).
+    """
+    if not isinstance(y, Variable):
+        raise TypeError(f"jacobian: y must be a graph Variable, got {type(y).__name__}")
+    xs, pack = _flatten(x, "x")
+    _check_wrt(xs)
+    start = _mark()
+    return pack(_merge(_jacobian(y, xs, mode), start))
+
+
+def hessian(cost: Variable, wrt: Any) -> Any:
+    """The Hessian of the real 0-d ``cost``: forward mode over reverse mode, as
+    ``jax.hessian``. For one Variable ``x`` of static shape, a value of shape
+    ``x.shape + x.shape``; for a list, a nested list ``H[i][j]`` of blocks
+    ``wrt[i].shape + wrt[j].shape``. Graphs grow with the size of ``wrt`` (see
+    ``jacobian``); a Hessian-vector product is ``jvp(grad(cost, x), x, v)``."""
+    ws, _ = _flatten(wrt, "wrt")
+    _check_wrt(ws)
+    start = _mark()
+    grads = _grad(cost, ws, None, "zero")
+    blocks = [_jacobian(g, ws, "fwd") for g in grads]
+    flat = _merge([b for row in blocks for b in row], start)
+    n = len(ws)
+    rows = [flat[i * n:(i + 1) * n] for i in range(n)]
+    return rows[0][0] if isinstance(wrt, Variable) else rows

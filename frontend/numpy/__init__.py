@@ -1,0 +1,16 @@
+"""The NumPy namespace beyond the Op families: builders under NumPy's names and
+signatures that compose the families' Ops and define none, one module per group
+of NumPy's documentation (array creation, manipulation, indexing routines,
+mathematical functions, logic, sets, sorting, statistics, products, and the
+``numpy.linalg`` namespace, which is ``hlograph.linalg``)."""
+
+from . import creation, indexing, linalg, logic, manipulation, math, products, sets, sorting, statistics
+
+#: module name -> module
+MODULES = {
+    "creation": creation, "manipulation": manipulation, "indexing": indexing, "math": math,
+    "logic": logic, "sets": sets, "sorting": sorting, "statistics": statistics, "products": products,
+    "linalg": linalg,
+}
+
+__all__ = ["MODULES"]

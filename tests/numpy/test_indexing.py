@@ -1,0 +1,224 @@
+"""Indexing routines (frontend/numpy/indexing.py): compiled results against perform, and
+perform against NumPy."""
+
+import numpy as np
+import pytest
+
+import hlograph as hg
+from hlograph.frontend.numpy import indexing as m
+from hlograph.tests.helpers import assert_same, compare_with_perform, random_array
+
+
+def _check(fn, ref, values, rtol=None, atol=None):
+    """Builds ``fn`` on inputs shaped like ``values``, checks compiled == perform and
+    perform == ``ref(*values)`` (dtype, shape and values)."""
+    xs = [hg.tensor(f"x{i}", v.shape, v.dtype) for i, v in enumerate(values)]
+    out = fn(*xs)
+    many = isinstance(out, (list, tuple))
+    _, got = compare_with_perform(hg.Graph(xs, list(out) if many else out), values, rtol=rtol, atol=atol)
+    expected = ref(*values)
+    got, expected = (list(got), list(expected)) if many else ([got], [expected])
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert_same(g, np.asarray(e), rtol=rtol, atol=atol)
+
+
+def _np_put(a, ind, v, mode="raise"):
+    out = np.array(a, copy=True)
+    np.put(out, ind, v, mode=mode)
+    return out
+
+
+def _run(inputs, values, outs, expected):
+    """Compiled == perform for ``outs``, and perform == NumPy's ``expected``."""
+    _, ref = compare_with_perform(hg.Graph(inputs, outs), values)
+    ref = ref if isinstance(outs, (list, tuple)) else [ref]
+    expected = expected if isinstance(outs, (list, tuple)) else [expected]
+    assert len(ref) == len(expected)
+    for r, e in zip(ref, expected):
+        assert_same(r, np.asarray(e))
+
+
+def _input(shape, dtype, rng, kind="normal"):
+    return hg.tensor("x", shape, dtype), random_array(rng, shape, dtype, kind)
+
+
+def _fill_diagonal_reference(v, val, offset):
+    out = v.copy()
+    rows, cols = m.diagonal_positions(v.shape[0], v.shape[1], offset)
+    out[rows, cols] = val
+    return out
+
+
+def _check_allclose(build, numpy_fn, values, rtol=1e-6, atol=0.0):
+    xs = [hg.tensor(f"x{i}", v.shape, str(v.dtype)) for i, v in enumerate(values)]
+    out = build(*xs)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    g = hg.Graph(xs, outs)
+    got, _ = compare_with_perform(g, values, rtol=rtol, atol=atol)
+    got = list(got) if isinstance(got, (list, tuple)) else [got]
+    want = numpy_fn(*values)
+    want = list(want) if isinstance(want, tuple) else [want]
+    for gv, wv in zip(got, want):
+        wv = np.asarray(wv)
+        assert gv.dtype == wv.dtype and gv.shape == wv.shape
+        np.testing.assert_allclose(gv, wv, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# --- index arrays as constants -----------------------------------------------------------------
+@pytest.mark.parametrize("case", [
+    ("indices", ((2, 3),), {}), ("indices", ((2, 0, 3),), {"dtype": "int32"}), ("indices", ((3, 2),), {"sparse": True}),
+    ("diag_indices", (3,), {}), ("diag_indices", (2, 3), {}),
+    ("tril_indices", (3,), {}), ("tril_indices", (3, 1, 4), {}), ("triu_indices", (4, -1), {}),
+    ("triu_indices", (2, 0, 3), {}),
+], ids=str)
+def test_constants(case):
+    name, args, kwargs = case
+    out = getattr(m, name)(*args, **kwargs)
+    _check(lambda: out, lambda: getattr(np, name)(*args, **kwargs), [])
+
+
+def test_index_helpers_from_arrays(rng):
+    a = rng.normal(size=(4, 4))
+    _check_allclose(lambda x: x[m.diag_indices_from(x)], lambda x: x[np.diag_indices_from(x)], [a])
+    b = rng.normal(size=(3, 5))
+    for k in (-1, 0, 2):
+        _check_allclose(lambda x: x[m.tril_indices_from(x, k=k)], lambda x: x[np.tril_indices_from(x, k=k)], [b])
+        _check_allclose(lambda x: x[m.triu_indices_from(x, k=k)], lambda x: x[np.triu_indices_from(x, k=k)], [b])
+    with pytest.raises(ValueError, match="diag_indices_from"):
+        m.diag_indices_from(hg.tensor("x", (2, 3), "float32"))
+
+
+# --- diagonals ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,offset,axis1,axis2", [
+    ((3, 4), 0, 0, 1), ((3, 4), 2, 0, 1), ((3, 4), -1, 1, 0), ((2, 3, 4), 1, 2, 0), ((2, 3, 4), 5, 0, 1),
+    ((4, 2, 4), -2, -1, 0),
+], ids=str)
+def test_diagonal(shape, offset, axis1, axis2, rng):
+    x, v = _input(shape, "float64", rng)
+    _run([x], [v], m.diagonal(x, offset, axis1, axis2), np.diagonal(v, offset, axis1, axis2))
+
+
+@pytest.mark.parametrize("shape,offset", [((3, 3), 0), ((5, 3), 0), ((3, 5), 2), ((4, 3), -1), ((2, 2), 4)], ids=str)
+def test_fill_diagonal(shape, offset, rng):
+    x, v = _input(shape, "float32", rng)
+    outs = m.fill_diagonal(x, 7.0, offset)
+    expected = _fill_diagonal_reference(v, 7.0, offset)
+    if offset == 0:
+        np_out = v.copy()
+        np.fill_diagonal(np_out, 7.0)
+        assert_same(expected, np_out)
+    _run([x], [v], outs, expected)
+
+
+def test_fill_diagonal_values_and_nd(rng):
+    x, v = _input((3, 3, 3), "int32", rng)
+    w, wv = hg.tensor("w", (3, 4), "float64"), random_array(rng, (3, 4), "float64")
+    d = hg.tensor("d", (3,), "float64")
+    dv = random_array(rng, (3,), "float64")
+    e = v.copy()
+    np.fill_diagonal(e, -1)
+    _run([x, w, d], [v, wv, dv], [m.fill_diagonal(x, -1), m.fill_diagonal(w, d)],
+         [e, _fill_diagonal_reference(wv, dv, 0)])
+
+
+def test_diagonal_errors():
+    x = hg.tensor("x", (2, 3), "float32")
+    with pytest.raises(ValueError, match="axis1 and axis2 cannot be the same"):
+        m.diagonal(x, 0, 1, -1)
+    with pytest.raises(ValueError, match="needs equal dims"):
+        m.fill_diagonal(hg.tensor("t", (2, 3, 2)), 1.0)
+
+
+# --- select, choose, put -------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+@pytest.mark.parametrize("default", [0, 2.5, "array"], ids=str)
+def test_select(dtype, default, rng):
+    x = random_array(rng, (2, 3), dtype)
+    y = random_array(rng, (3,), dtype)
+    c = random_array(rng, (2, 1), "bool")
+    d = random_array(rng, (2, 3), "int8") if default == "array" else None
+
+    def build(select, greater, x, y, c, *d_):
+        return select([c, greater(x, y)], [x, y], d_[0] if d_ else default)
+
+    vals = [x, y, c] + ([d] if d is not None else [])
+    _check(lambda *xs: build(m.select, hg.greater, *xs), lambda *vs: build(np.select, np.greater, *vs), vals)
+
+
+def test_select_broadcast_and_nan(rng):
+    x = np.array([np.nan, np.inf, -1.0, 2.0], dtype="float32")
+    c = np.array([True, False, True, False])
+    _check(lambda x, c: m.select([c, ~c], [x, 1.0], default=-1.0),
+           lambda x, c: np.select([c, ~c], [x, 1.0], default=-1.0), [x, c])
+    s = np.array(True)
+    _check(lambda s: m.select([s], [1], default=np.zeros((2, 2), "float32")),
+           lambda s: np.select([s], [1], default=np.zeros((2, 2), "float32")), [s])
+
+
+def test_select_errors():
+    x = hg.tensor("x", (2,), "float32")
+    with pytest.raises(TypeError, match="select: invalid entry 0"):
+        m.select([x], [x])
+    with pytest.raises(ValueError, match="select: list of cases"):
+        m.select([x > 0], [])
+    with pytest.raises(ValueError, match="select with an empty"):
+        m.select([], [])
+
+
+@pytest.mark.parametrize("mode", ["raise", "clip", "wrap"])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_choose(mode, dtype, rng):
+    lo, hi = (0, 3) if mode == "raise" else (-4, 7)
+    a = rng.integers(lo, hi, size=(2, 3)).astype("int32")
+    c0, c1 = random_array(rng, (2, 3), dtype), random_array(rng, (3,), dtype)
+    _check(lambda a, c0, c1: m.choose(a, [c0, c1, 7], mode=mode),
+           lambda a, c0, c1: np.choose(a, [c0, c1, 7], mode=mode), [a, c0, c1])
+
+
+def test_choose_array_choices_and_constants(rng):
+    a = rng.integers(0, 4, size=(5,)).astype("int64")
+    ch = random_array(rng, (4, 5), "float64")
+    _check(lambda a, ch: m.choose(a, ch), lambda a, ch: np.choose(a, ch), [a, ch])
+    _check(lambda ch: m.choose([1, 0, 3, 2, 0], ch), lambda ch: np.choose([1, 0, 3, 2, 0], ch), [ch])
+    _check(lambda ch: m.choose(0, [ch[0]]), lambda ch: np.choose(0, [ch[0]]), [ch])
+    with pytest.raises(ValueError, match="choose: invalid entry"):
+        m.choose([0, 3], [np.zeros(2), np.ones(2)])
+    with pytest.raises(TypeError, match="choose: 'a' must have an integer dtype"):
+        m.choose(hg.tensor("a", (2,), "float32"), [1, 2])
+    with pytest.raises(ValueError, match="choose: mode"):
+        m.choose([0], [1], mode="bad")
+
+
+@pytest.mark.parametrize("shape,ind,v,mode", [
+    ((2, 3), [0, 5, 2], [7, 8, 9], "raise"),
+    ((2, 3), [-1, 1, 3, 4], [1.5, 2.5], "raise"),
+    ((4,), 2, 9, "raise"),
+    ((2, 3), [8, -7, 1], [1, 2, 3], "wrap"),
+    ((2, 3), [8, -7, 1], [1, 2, 3], "clip"),
+    ((3,), [], [1], "raise"),
+    ((), [0], 5, "raise"),
+], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_put(shape, ind, v, mode, dtype, rng):
+    a = random_array(rng, shape, dtype)
+    _check(lambda a: m.put(a, ind, v, mode), lambda a: _np_put(a, ind, v, mode), [a])
+
+
+def test_put_graph_values(rng):
+    a = random_array(rng, (3, 4), "float64")
+    ind = rng.permutation(12)[:5].astype("int32")
+    v = random_array(rng, (2,), "float32")
+    _check(lambda a, i, v: m.put(a, i, v), lambda a, i, v: _np_put(a, i, v), [a, ind, v])
+    _check(lambda a, i, v: m.put(a, i, v, mode="wrap"), lambda a, i, v: _np_put(a, i, v, "wrap"),
+           [a, ind + 24, v])
+
+
+def test_put_errors():
+    x = hg.tensor("x", (2, 3), "float32")
+    with pytest.raises(IndexError, match="put: index 6 is out of bounds"):
+        m.put(x, [6], 1.0)
+    with pytest.raises(TypeError, match="put: indices must have an integer dtype"):
+        m.put(x, [0.5], 1.0)
+    with pytest.raises(ValueError, match="put: mode"):
+        m.put(x, [0], 1.0, mode="bad")

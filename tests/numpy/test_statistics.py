@@ -1,0 +1,500 @@
+"""Statistics builders: compiled results against perform (``compare_with_perform``) and
+against NumPy itself, over dtypes, axes, 0-d and size-0 shapes, NaN/inf, and the errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import hlograph as hg
+from hlograph.frontend.numpy import statistics as m
+from hlograph.tests.helpers import assert_same, compare_with_perform, random_array
+
+
+def _numpy(fn, *args, **kw):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(*args, **kw)
+
+
+def check(build, ref, arrays, rtol=None, atol=None):
+    """Builds ``build(*inputs)`` on graph inputs for ``arrays``, checks the compiled result
+    against perform and both against ``ref`` (NumPy's result)."""
+    inputs = [hg.tensor(f"x{i}", a.shape, a.dtype) for i, a in enumerate(arrays)]
+    out = build(*inputs)
+    outs = list(out) if isinstance(out, (tuple, list)) else out
+    graph = hg.Graph(inputs, outs)
+    actual, _ = compare_with_perform(graph, arrays, rtol=rtol, atol=atol)
+    refs = ref if isinstance(ref, (tuple, list)) else (ref,)
+    acts = actual if isinstance(actual, tuple) else (actual,)
+    assert len(acts) == len(refs)
+    for i, (a, r) in enumerate(zip(acts, refs)):
+        assert_same(a, np.asarray(r), rtol=rtol, atol=atol, what=f"against NumPy, output {i}")
+
+
+def with_nans(rng, shape, dtype, frac=0.3):
+    x = random_array(rng, shape, dtype)
+    if x.size:
+        x[rng.random(shape) < frac] = np.nan
+    return x
+
+
+def run(fn, values, numpy_fn=None, *, rtol=None, atol=None, dtypes=None):
+    """Builds ``fn`` on graph inputs shaped like ``values``, compiles and evaluates it
+    (compare_with_perform), and compares both with ``numpy_fn(*values)`` (default: the NumPy
+    function of the same name)."""
+    values = [np.asarray(v) for v in values]
+    xs = [hg.tensor(f"x{i}", v.shape, v.dtype) for i, v in enumerate(values)]
+    out = fn(*xs)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    graph = hg.Graph(xs, outs)
+    _, expected = compare_with_perform(graph, values, rtol=rtol, atol=atol)
+    expected = expected if isinstance(expected, (list, tuple)) else [expected]
+    numpy_fn = numpy_fn or getattr(np, fn.__name__)
+    with np.errstate(all="ignore"):
+        ref = numpy_fn(*values)
+    ref = list(ref) if isinstance(ref, tuple) else [ref]
+    assert len(ref) == len(expected)
+    for i, (e, r) in enumerate(zip(expected, ref)):
+        assert_same(e, np.asarray(r), rtol=rtol, atol=atol, what=f"{fn.__name__} output {i} vs NumPy")
+    return expected
+
+
+# --- nan reductions ---------------------------------------------------------------------
+NAN_RED = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"]
+SHAPES = [((), None, False), ((3, 4), None, False), ((3, 4), -1, True), ((2, 3, 4), (0, -1), False),
+          ((0, 3), 1, False), ((4, 0), 0, True)]
+
+
+@pytest.mark.parametrize("name", NAN_RED)
+@pytest.mark.parametrize("shape,axis,keepdims", SHAPES)
+def test_nan_reductions_float(rng, name, shape, axis, keepdims):
+    x = with_nans(rng, shape, "float64")
+    if x.size > 4:
+        x.reshape(-1)[:shape[-1]] = np.nan  # an all-NaN slice along the last axis
+        x.reshape(-1)[-1] = np.inf
+    fn, ref = getattr(m, name), getattr(np, name)
+    if name in ("nanmax", "nanmin") and 0 in shape:
+        ax = (0, 1) if axis is None else (axis,) if isinstance(axis, int) else axis
+        if any(shape[a] == 0 for a in ax):
+            with pytest.raises(ValueError):
+                fn(hg.tensor("x", shape, "float64"), axis=axis, keepdims=keepdims)
+            return
+    check(lambda v: fn(v, axis=axis, keepdims=keepdims),
+          _numpy(ref, x, axis=axis, keepdims=keepdims), [x])
+
+
+@pytest.mark.parametrize("name", NAN_RED)
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_nan_reductions_dtypes(rng, name, dtype):
+    if name in ("nanvar", "nanstd", "nanmean") and dtype == "bool":
+        dtype = "int8"
+    x = with_nans(rng, (3, 5), dtype) if dtype == "float32" else random_array(rng, (3, 5), dtype)
+    fn, ref = getattr(m, name), getattr(np, name)
+    check(lambda v: fn(v, axis=0), _numpy(ref, x, axis=0), [x])
+
+
+def test_nan_reductions_dtype_ddof(rng):
+    x = with_nans(rng, (4, 3), "float32")
+    check(lambda v: m.nansum(v, axis=1, dtype="float64"), np.nansum(x, axis=1, dtype="float64"), [x])
+    check(lambda v: m.nanvar(v, axis=0, ddof=2), _numpy(np.nanvar, x, axis=0, ddof=2), [x])
+    check(lambda v: m.nanstd(v, ddof=1), _numpy(np.nanstd, x, ddof=1), [x])
+    z = (random_array(rng, (3, 4), "complex64")).astype(np.complex64)
+    z[0, 1] = np.nan
+    check(lambda v: m.nanvar(v, axis=1), _numpy(np.nanvar, z, axis=1), [z])
+    check(lambda v: m.nanmean(v, axis=-1), _numpy(np.nanmean, z, axis=-1), [z])
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+@pytest.mark.parametrize("dtype,axis", [("float32", None), ("float64", -1), ("int32", 0)])
+def test_nanarg(rng, name, dtype, axis):
+    x = with_nans(rng, (3, 4), dtype) if dtype != "int32" else random_array(rng, (3, 4), dtype)
+    if dtype != "int32":
+        x[:, 0] = np.nan
+        x[1, 2] = -np.inf if name == "nanargmax" else np.inf
+    check(lambda v: getattr(m, name)(v, axis=axis), getattr(np, name)(x, axis=axis), [x])
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+def test_nanarg_all_nan_raises(rng, name):
+    x = random_array(rng, (2, 3), "float32")
+    x[1] = np.nan
+    v = hg.tensor("x", (2, 3), "float32")
+    g = hg.Graph([v], getattr(m, name)(v, axis=1))
+    with pytest.raises(ValueError, match="All-NaN"):
+        getattr(np, name)(x, axis=1)
+    with pytest.raises(ValueError, match="All-NaN"):
+        hg.compile(g)(x)
+    with pytest.raises(ValueError, match="All-NaN"):
+        hg.evaluate(g, x)
+
+
+@pytest.mark.parametrize("name", ["nancumsum", "nancumprod"])
+@pytest.mark.parametrize("dtype,axis", [("float32", None), ("float64", -2), ("int32", 1), ("bool", 0)])
+def test_nancum(rng, name, dtype, axis):
+    x = with_nans(rng, (3, 4), dtype) if "float" in dtype else random_array(rng, (3, 4), dtype)
+    check(lambda v: getattr(m, name)(v, axis=axis), getattr(np, name)(x, axis=axis), [x])
+
+
+# --- quantiles --------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+@pytest.mark.parametrize("q", [0.3, [0.0, 0.25, 0.5, 1.0], 1])
+def test_quantile_methods(rng, method, q):
+    x = random_array(rng, (4, 7), "float32")
+    x[2, 3] = np.nan
+    check(lambda v: m.quantile(v, q, axis=-1, method=method),
+          np.quantile(x, q, axis=-1, method=method), [x])
+
+
+@pytest.mark.parametrize("shape,axis,keepdims", [((), None, False), ((6,), None, True),
+                                                 ((3, 4, 5), (0, 2), False), ((3, 4, 5), (0, -1), True),
+                                                 ((3, 0), 0, False)])
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_quantile_shapes(rng, shape, axis, keepdims, dtype):
+    x = random_array(rng, shape, dtype)
+    q = np.array([0.1, 0.9])
+    check(lambda v: m.quantile(v, q, axis=axis, keepdims=keepdims),
+          np.quantile(x, q, axis=axis, keepdims=keepdims), [x])
+    check(lambda v: m.percentile(v, 42.0, axis=axis, keepdims=keepdims),
+          np.percentile(x, 42.0, axis=axis, keepdims=keepdims), [x])
+
+
+@pytest.mark.parametrize("method", ["linear", "lower", "nearest", "midpoint"])
+@pytest.mark.parametrize("q", [0.4, [0.0, 0.5, 1.0]])
+def test_nanquantile(rng, method, q):
+    x = with_nans(rng, (5, 6), "float32", frac=0.4)
+    x[1] = np.nan
+    x[2, :5] = np.nan
+    x[0, 0] = 0.25  # NumPy takes the result dtype from the first slice, which must not be all-NaN
+    check(lambda v: m.nanquantile(v, q, axis=1, method=method),
+          _numpy(np.nanquantile, x, q, axis=1, method=method), [x])
+    check(lambda v: m.nanpercentile(v, np.asarray(q) * 100, axis=0, method=method, keepdims=True),
+          _numpy(np.nanpercentile, x, np.asarray(q) * 100, axis=0, method=method, keepdims=True), [x])
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+@pytest.mark.parametrize("shape,axis,keepdims,dtype", [
+    ((), None, False, "float64"), ((7,), None, False, "float32"), ((4, 6), -1, True, "float32"),
+    ((4, 5), 0, False, "int32"), ((2, 3, 4), (0, 2), False, "float64"), ((2, 3, 4), None, True, "float64"),
+    ((0, 3), 0, False, "float64"), ((3, 4), 1, False, "bool")])
+def test_median(rng, fn, shape, axis, keepdims, dtype):
+    x = random_array(rng, shape, dtype)
+    if dtype.startswith("float") and x.size > 3:
+        x.reshape(-1)[1] = np.nan
+        if x.ndim == 2:
+            x[0] = np.nan
+    check(lambda v: getattr(m, fn)(v, axis=axis, keepdims=keepdims),
+          _numpy(getattr(np, fn), x, axis=axis, keepdims=keepdims), [x])
+
+
+def test_quantile_constant_q(rng):
+    x = random_array(rng, (3, 8), "float64")
+    q = np.array([0.2, 0.7])
+    check(lambda v: m.quantile(v, hg.constant(q), axis=1), np.quantile(x, q, axis=1), [x])
+
+
+def test_quantile_errors():
+    x = hg.tensor("x", (3,), "float32")
+    with pytest.raises(ValueError, match="nanquantile: the size of axis 0 must be known"):
+        m.nanquantile(hg.tensor("u", (None, 3)), 0.5, axis=1)
+    with pytest.raises(ValueError, match="quantile"):
+        m.quantile(x, 1.5)
+    with pytest.raises(ValueError, match="percentile"):
+        m.percentile(x, -1.0)
+    with pytest.raises(ValueError, match="method"):
+        m.quantile(x, 0.5, method="hazen")
+    with pytest.raises(NotImplementedError, match="q must be"):
+        m.quantile(x, hg.tensor("q", (), "float64"))
+    with pytest.raises(TypeError, match="quantile"):
+        m.quantile(hg.tensor("z", (3,), "complex64"), 0.5)
+    with pytest.raises(NotImplementedError, match="weights"):
+        m.quantile(x, 0.5, weights=[1, 2, 3])
+
+
+# --- averages and spreads ---------------------------------------------------------------
+@pytest.mark.parametrize("dtype,wdtype,axis,returned", [
+    ("float32", None, None, False), ("int32", None, 1, True), ("float32", "float32", None, True),
+    ("float64", "float64", -1, False), ("int32", "float32", 0, True), ("float32", "int32", (0, 1), False)])
+def test_average(rng, dtype, wdtype, axis, returned):
+    x = random_array(rng, (3, 4), dtype)
+    arrays = [x]
+    if wdtype is None:
+        check(lambda v: m.average(v, axis=axis, returned=returned),
+              np.average(x, axis=axis, returned=returned), arrays)
+        return
+    wshape = (3, 4) if axis is None or isinstance(axis, tuple) else (x.shape[axis],)
+    w = random_array(rng, wshape, wdtype, "positive")
+    check(lambda v, u: m.average(v, axis=axis, weights=u, returned=returned),
+          np.average(x, axis=axis, weights=w, returned=returned), [x, w])
+
+
+def test_average_keepdims_and_errors(rng):
+    x = random_array(rng, (3, 4), "float64")
+    w = random_array(rng, (4,), "float64", "positive")
+    check(lambda v, u: m.average(v, axis=1, weights=u, keepdims=True),
+          np.average(x, axis=1, weights=w, keepdims=True), [x, w])
+    with pytest.raises(TypeError, match="average"):
+        m.average(hg.tensor("x", (3, 4)), weights=hg.tensor("w", (4,)))
+    with pytest.raises(ValueError, match="average"):
+        m.average(hg.tensor("x", (3, 4)), axis=0, weights=hg.tensor("w", (4,)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "uint8"])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (-1, True), ((0, 1), False)])
+def test_ptp(rng, dtype, axis, keepdims):
+    x = random_array(rng, (3, 4), dtype)
+    check(lambda v: m.ptp(v, axis=axis, keepdims=keepdims), np.ptp(x, axis=axis, keepdims=keepdims), [x])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool", "complex64"])
+@pytest.mark.parametrize("shape,axis,keepdims", [((), None, False), ((3, 4), None, False),
+                                                 ((3, 4), -1, True), ((0, 2), 0, False)])
+def test_count_nonzero(rng, dtype, shape, axis, keepdims):
+    x = random_array(rng, shape, dtype, "small_int") if dtype == "int32" else random_array(rng, shape, dtype)
+    if x.size and dtype != "bool":
+        x.reshape(-1)[0] = 0
+    ref = np.asarray(np.count_nonzero(x, axis=axis, keepdims=keepdims), dtype=np.int64)
+    check(lambda v: m.count_nonzero(v, axis=axis, keepdims=keepdims), ref, [x])
+
+
+@pytest.mark.parametrize("shape,yshape,rowvar,ddof,bias,dtype", [
+    ((3, 6), None, True, None, False, "float64"), ((6, 3), None, False, None, True, "float32"),
+    ((5,), (5,), True, 2, False, "int32"), ((5,), None, True, None, False, "float64"),
+    ((2, 5), (1, 5), True, 0, False, "complex128")])
+def test_cov_corrcoef(rng, shape, yshape, rowvar, ddof, bias, dtype):
+    x = random_array(rng, shape, dtype)
+    arrays = [x] if yshape is None else [x, random_array(rng, yshape, dtype)]
+    y = arrays[1] if yshape else None
+    if yshape is None:
+        check(lambda v: m.cov(v, rowvar=rowvar, bias=bias, ddof=ddof),
+              np.cov(x, rowvar=rowvar, bias=bias, ddof=ddof), arrays)
+        check(lambda v: m.corrcoef(v, rowvar=rowvar), np.corrcoef(x, rowvar=rowvar), arrays)
+    else:
+        check(lambda v, u: m.cov(v, u, rowvar=rowvar, bias=bias, ddof=ddof),
+              np.cov(x, y, rowvar=rowvar, bias=bias, ddof=ddof), arrays)
+        check(lambda v, u: m.corrcoef(v, u, rowvar=rowvar), np.corrcoef(x, y, rowvar=rowvar), arrays)
+
+
+def test_cov_errors():
+    with pytest.raises(NotImplementedError, match="cov"):
+        m.cov(hg.tensor("x", (2, 3)), fweights=[1, 2, 3])
+    with pytest.raises(ValueError, match="cov"):
+        m.cov(hg.tensor("x", (2, 3, 4)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "complex64"])
+@pytest.mark.parametrize("mode", ["valid", "same", "full"])
+def test_correlate(dtype, mode, rng):
+    for n, k in [(7, 3), (3, 7), (4, 4), (5, 1), (4, 5)]:
+        a, v = random_array(rng, (n,), dtype), random_array(rng, (k,), dtype)
+        run(lambda x, y: m.correlate(x, y, mode), [a, v], lambda x, y: np.correlate(x, y, mode),
+            rtol=1e-5, atol=1e-5)
+    run(m.correlate, [random_array(rng, (6,), dtype), random_array(rng, (2,), "float64")],
+        rtol=1e-5, atol=1e-5)
+
+
+def test_correlate_errors():
+    f = hg.tensor("f", (3,), "float32")
+    with pytest.raises(ValueError, match="correlate"):
+        m.correlate(f, f, "middle")
+    with pytest.raises(ValueError, match="correlate"):
+        m.correlate(hg.tensor("a", (2, 2)), f)
+
+
+# --- differences, gradients, integrals ----------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool", "uint8"])
+@pytest.mark.parametrize("shape,n,axis", [((5,), 1, -1), ((3, 5), 2, 0), ((3, 5), 3, -1), ((0, 4), 1, 1),
+                                          ((4,), 0, 0), ((2, 3), 4, 1)])
+def test_diff(rng, dtype, shape, n, axis):
+    x = random_array(rng, shape, dtype)
+    check(lambda v: m.diff(v, n=n, axis=axis), np.diff(x, n=n, axis=axis), [x])
+
+
+def test_diff_unknown_dim(rng):
+    x = random_array(rng, (5, 3), "float32")
+    check(lambda v: m.diff(hg.specify_shape(v, (None, 3)), n=2, axis=0), np.diff(x, n=2, axis=0), [x])
+    v = hg.tensor("x", (None, 3), "float32")
+    assert m.diff(v, axis=0).shape == (None, 3)
+
+
+def test_diff_prepend_append(rng):
+    x = random_array(rng, (3, 4), "float32")
+    p = random_array(rng, (3, 2), "float64")
+    check(lambda v, u: m.diff(v, axis=1, prepend=u, append=1.5), np.diff(x, axis=1, prepend=p, append=1.5),
+          [x, p])
+    check(lambda v: m.diff(v, axis=0, prepend=0), np.diff(x, axis=0, prepend=0), [x])
+    with pytest.raises(ValueError, match="diff"):
+        m.diff(hg.tensor("x", ()))
+    with pytest.raises(ValueError, match="diff"):
+        m.diff(hg.tensor("x", (3,)), n=-1)
+
+
+@pytest.mark.parametrize("dtype,shape,begin,end", [("float32", (5,), None, None), ("int32", (2, 3), [7, 8], 9),
+                                                   ("float64", (1,), -1.0, [2.0]), ("float32", (0,), None, 3)])
+def test_ediff1d(rng, dtype, shape, begin, end):
+    x = random_array(rng, shape, dtype)
+    check(lambda v: m.ediff1d(v, to_end=end, to_begin=begin), np.ediff1d(x, to_end=end, to_begin=begin), [x])
+
+
+def test_ediff1d_errors():
+    with pytest.raises(TypeError, match="ediff1d"):
+        m.ediff1d(hg.tensor("x", (3,), "int32"), to_end=1.5)
+
+
+@pytest.mark.parametrize("dtype,shape,args,axis,edge_order", [
+    ("float64", (6,), (), None, 1), ("float32", (4, 5), (0.5,), None, 1), ("int32", (4, 5), (2.0,), -1, 2),
+    ("float64", (3, 4, 5), (1.0, 3.0), (0, 2), 2), ("float32", (2, 3), (), 0, 1)])
+def test_gradient(rng, dtype, shape, args, axis, edge_order):
+    x = random_array(rng, shape, dtype)
+    ref = np.gradient(x, *args, axis=axis, edge_order=edge_order)
+    check(lambda v: m.gradient(v, *args, axis=axis, edge_order=edge_order), ref, [x])
+
+
+def test_gradient_errors():
+    with pytest.raises(ValueError, match="gradient"):
+        m.gradient(hg.tensor("x", (2,)), edge_order=2)
+    with pytest.raises(NotImplementedError, match="gradient"):
+        m.gradient(hg.tensor("x", (3,)), [0.0, 1.0, 3.0])
+
+
+@pytest.mark.parametrize("dtype,shape,xkind,axis", [("float64", (6,), None, -1), ("float32", (3, 5), "dx", 0),
+                                                    ("int32", (4, 5), "x1d", 1), ("float64", (4, 5), "xnd", -1),
+                                                    ("float32", (0,), None, 0)])
+def test_trapezoid(rng, dtype, shape, xkind, axis):
+    y = random_array(rng, shape, dtype)
+    if xkind == "x1d":
+        xs = np.sort(random_array(rng, (shape[axis],), "float64"))
+        check(lambda v, u: m.trapezoid(v, u, axis=axis), np.trapezoid(y, xs, axis=axis), [y, xs])
+    elif xkind == "xnd":
+        xs = np.sort(random_array(rng, shape, "float64"), axis=axis)
+        check(lambda v, u: m.trapezoid(v, u, axis=axis), np.trapezoid(y, xs, axis=axis), [y, xs])
+    elif xkind == "dx":
+        check(lambda v: m.trapezoid(v, dx=0.25, axis=axis), np.trapezoid(y, dx=0.25, axis=axis), [y])
+    else:
+        check(lambda v: m.trapezoid(v, axis=axis), np.trapezoid(y, axis=axis), [y])
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("dtype,shape,axis,out_dtype,initial", [
+    ("float32", (5,), None, None, False), ("int8", (3, 4), -1, None, True), ("bool", (3, 4), 0, None, True),
+    ("float64", (), None, None, True), ("int32", (2, 0), 1, "float32", True), ("float16", (4,), 0, "float64", False)])
+def test_cumulative(rng, name, dtype, shape, axis, out_dtype, initial):
+    x = random_array(rng, shape, dtype)
+    ref = getattr(np, name)(x, axis=axis, dtype=out_dtype, include_initial=initial)
+    check(lambda v: getattr(m, name)(v, axis=axis, dtype=out_dtype, include_initial=initial), ref, [x])
+
+
+def test_cumulative_errors():
+    with pytest.raises(ValueError, match="cumulative_sum"):
+        m.cumulative_sum(hg.tensor("x", (2, 3)))
+
+
+# --- binning and interpolation ---------------------------------------------------------
+@pytest.mark.parametrize("dtype,shape,bins,rng_,density,weighted", [
+    ("float64", (50,), 10, None, None, False), ("float32", (7, 9), 5, (-1.0, 2.0), False, True),
+    ("int32", (40,), 4, None, True, False), ("float32", (30,), [-3.0, -1.0, 0.0, 0.5, 4.0], None, True, True),
+    ("int32", (20,), 6, (0, 4), False, False), ("float64", (0,), 3, None, False, False)])
+def test_histogram(rng, dtype, shape, bins, rng_, density, weighted):
+    x = random_array(rng, shape, dtype)
+    if dtype == "float32" and x.size:
+        x.reshape(-1)[0] = 0.5  # on an edge
+    arrays = [x]
+    w = None
+    if weighted:
+        w = random_array(rng, shape, "float32", "positive")
+        arrays.append(w)
+    ref = np.histogram(x, bins=bins, range=rng_, density=density, weights=w)
+    if weighted:
+        # float32 weights: NumPy sums them in another order
+        check(lambda v, u: m.histogram(v, bins=bins, range=rng_, density=density, weights=u), ref, arrays,
+              rtol=1e-5, atol=1e-6)
+    else:
+        check(lambda v: m.histogram(v, bins=bins, range=rng_, density=density), ref, arrays)
+
+
+def test_histogram_constant_data():
+    x = np.full((5,), 3.0, np.float32)
+    check(lambda v: m.histogram(v, bins=4), np.histogram(x, bins=4), [x])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_histogram_autodetected_range_not_finite(bad):
+    x = np.array([1.0, bad, 2.0])
+    with pytest.raises(ValueError, match="range"):
+        np.histogram(x, bins=3)
+    v = hg.tensor("x", (3,), "float64")
+    g = hg.Graph([v], list(m.histogram(v, bins=3)))
+    with pytest.raises(ValueError, match="histogram: autodetected range"):
+        hg.compile(g)(x)
+    with pytest.raises(ValueError, match="histogram: autodetected range"):
+        hg.evaluate(g, x)
+    ok = np.array([1.0, bad, 2.0])  # with a range, non-finite values are left out
+    check(lambda u: m.histogram(u, bins=3, range=(0.0, 3.0)), np.histogram(ok, bins=3, range=(0.0, 3.0)), [ok])
+
+
+def test_histogram_errors():
+    x = hg.tensor("x", (4,))
+    with pytest.raises(ValueError, match="histogram"):
+        m.histogram(x, bins=0)
+    with pytest.raises(ValueError, match="histogram"):
+        m.histogram(x, bins=[3.0, 1.0])
+    with pytest.raises(ValueError, match="histogram"):
+        m.histogram(x, bins=3, range=(2.0, 1.0))
+    with pytest.raises(NotImplementedError, match="histogram"):
+        m.histogram(x, bins="auto")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("bins", [[-2.0, -0.5, 0.0, 1.0, 3.0], [3, 1, 0, -2], [0.0]])
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize(rng, dtype, bins, right):
+    x = random_array(rng, (3, 5), dtype)
+    x[0, :2] = (bins[0], bins[-1])
+    check(lambda v: m.digitize(v, bins, right=right), np.digitize(x, bins, right=right), [x])
+
+
+@pytest.mark.parametrize("bins", [[-2.0, 0.0, 1.0, 3.0], [3.0, 1.0, 0.0, -2.0]])
+def test_digitize_graph_bins(rng, bins):
+    x = random_array(rng, (7,), "float64")
+    b = np.asarray(bins)
+    check(lambda v, u: m.digitize(v, u), np.digitize(x, b), [x, b])
+    with pytest.raises(ValueError, match="digitize"):
+        m.digitize(hg.tensor("x", (3,)), [1.0, 0.0, 2.0])
+
+
+@pytest.mark.parametrize("xdtype,pdtype,left,right,n", [
+    ("float64", "float64", None, None, 6), ("float32", "float32", -9.0, 9.0, 5), ("int32", "int32", None, 0.5, 4),
+    ("float64", "float32", None, None, 1)])
+def test_interp(rng, xdtype, pdtype, left, right, n):
+    x = random_array(rng, (4, 6), xdtype) * (2 if xdtype != "int32" else 1)
+    xp = np.sort(random_array(rng, (n,), pdtype))
+    fp = random_array(rng, (n,), pdtype)
+    if xdtype.startswith("float"):
+        x[0, 0] = np.nan
+        x[0, 1] = xp[0]
+        x[0, 2] = xp[-1]
+    check(lambda v, a, b: m.interp(v, a, b, left=left, right=right),
+          np.interp(x, xp, fp, left=left, right=right), [x, xp, fp])
+
+
+def test_interp_inf_and_errors(rng):
+    xp = np.array([0.0, 1.0, 2.0, 3.0])
+    fp = np.array([0.0, np.inf, np.inf, 1.0])
+    x = np.array([0.5, 1.0, 1.5, 2.5, 3.0, -1.0, 4.0])
+    check(lambda v, a, b: m.interp(v, a, b), np.interp(x, xp, fp), [x, xp, fp])
+    with pytest.raises(NotImplementedError, match="interp"):
+        m.interp(hg.tensor("x", (3,)), [0.0, 1.0], [1.0, 2.0], period=1.0)
+    with pytest.raises(ValueError, match="interp"):
+        m.interp(hg.tensor("x", (3,)), [0.0, 1.0], [1.0, 2.0, 3.0])
+
+
+def test_names_are_new():
+    for name in m.__all__:
+        assert getattr(hg, name, None) in (None, getattr(m, name)), name
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+def test_median_infinities(fn):
+    x = np.array([[-np.inf, 2.0, np.inf], [1.0, np.inf, np.nan], [np.inf, np.inf, 3.0],
+                  [np.nan, np.nan, np.nan]], np.float32)
+    check(lambda v: getattr(m, fn)(v, axis=1), _numpy(getattr(np, fn), x, axis=1), [x])
