@@ -6,6 +6,8 @@ import argparse
 import sys
 import time
 
+from .pipes import stop_on_broken_pipe
+
 
 def _demo(args: argparse.Namespace) -> int:
     import numpy as np
@@ -162,10 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     cache_sub.add_parser("clear", help="remove every entry").set_defaults(func=_cache_clear)
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # here, where a closed pipe is handled, not at exit
+        return status
     except BrokenPipeError:  # output piped into a command that stopped reading
-        sys.stderr.close()
-        return 0
+        return stop_on_broken_pipe()
     except (RuntimeError, ValueError, TypeError, NotImplementedError) as e:
         print(f"hlograph {args.command}: error: {e}", file=sys.stderr)
         return 1

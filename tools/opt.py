@@ -18,6 +18,8 @@ import re
 import sys
 from typing import Sequence
 
+from .pipes import stop_on_broken_pipe
+
 __all__ = ["main"]
 
 _SPLIT_MARKER = "// -----"
@@ -113,7 +115,11 @@ def _shift_lines(message: str, source: str, offset: int) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``hlograph-opt``; returns the exit status."""
     try:
-        return _main(argv)
+        status = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe is handled, not at exit
+        return status
+    except BrokenPipeError:  # output piped into a command that stopped reading
+        return stop_on_broken_pipe()
     except Exception as e:  # an internal error: say what, without a traceback
         if os.environ.get("HLOGRAPH_TRACEBACK"):
             raise

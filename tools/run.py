@@ -26,6 +26,8 @@ from typing import Sequence, TextIO
 
 import numpy as np
 
+from .pipes import stop_on_broken_pipe
+
 __all__ = ["main", "run_source", "format_result"]
 
 _SPLIT = re.compile(r"^// -----.*$", re.MULTILINE)
@@ -214,9 +216,12 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
             if len(chunks) > 1 and i:
                 print("// -----", file=out)
             status = max(status, run_source(chunk, name, args, out, err))
+        out.flush()  # here, where a closed pipe is handled, not at exit
     except KeyboardInterrupt:
         print("hlograph-run: interrupted", file=err)
         return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading
+        return stop_on_broken_pipe()
     except Exception as e:  # never a traceback from the command line
         _flush(out)
         print(f"hlograph-run: internal error: {type(e).__name__}: {e}", file=err)

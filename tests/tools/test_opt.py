@@ -125,3 +125,19 @@ def test_opt_reads_bytecode(tmp_path, capsys):
     junk.write_bytes(b"\xff\xfe\x00")
     assert opt.main([str(junk)]) == 1
     assert "neither MLIR text nor MLIR bytecode" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["-m", "hlograph.tools.opt", "--list-passes"],
+    ["-m", "hlograph", "coverage"],
+])
+def test_output_into_a_closed_pipe_stops_quietly(command):
+    # ``hlograph-opt --list-passes | head -1``: the reader goes away before the output
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "error" not in err.lower(), err
