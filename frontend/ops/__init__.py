@@ -11,7 +11,8 @@ import importlib as _importlib
 FAMILIES = {
     name: _importlib.import_module(f"{__name__}.{name}")
     for name in ("elemwise", "special", "reduction", "shape", "construct", "indexing", "linalg", "conv",
-                 "blockwise", "control", "dynamic", "sort", "assertion", "random", "sharding")
+                 "blockwise", "control", "dynamic", "sort", "assertion", "random", "sharding",
+                 "autodiff")
 }
 
 __all__ = ["FAMILIES"]

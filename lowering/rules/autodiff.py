@@ -5,7 +5,7 @@ specialized to concrete shapes)."""
 
 from __future__ import annotations
 
-from ...frontend import autodiff as ad
+from ...frontend.ops import autodiff as ad
 from ...frontend.ops.reduction import accumulation_dtype
 from ...frontend.types import TensorType
 from ..context import LoweringContext

@@ -10,7 +10,7 @@ import pytest
 
 import hlograph as hg
 from hlograph import Apply, Op
-from hlograph.frontend.autodiff import SumToLike
+from hlograph.frontend.ops.autodiff import SumToLike
 from hlograph.frontend.ops.basic import as_variable
 
 
