@@ -14,7 +14,8 @@ import numpy as np
 import hlograph as hg
 from hlograph.frontend.types import DTYPES, is_complex, is_float
 
-__all__ = ["compare_with_perform", "assert_same", "TOLERANCE", "random_array", "code_blocks",
+__all__ = ["compare_with_perform", "assert_same", "TOLERANCE", "random_array", "special_values",
+           "graph_like", "check_graph_against_numpy", "check_against_numpy", "code_blocks",
            "run_filecheck", "run_in_new_processes"]
 
 #: default (rtol, atol) per dtype; integers and bools compare exactly
@@ -48,14 +49,17 @@ def assert_same(actual: Any, expected: np.ndarray, *, rtol=None, atol=None, what
 
 
 def compare_with_perform(graph: hg.Graph, values: Sequence[Any], *, rtol=None, atol=None,
-                         pipeline: str = "O2"):
-    """Compiles ``graph``, runs it on ``values`` and compares with ``hg.evaluate``
-    (each Op's ``perform``): dtypes and shapes strictly, values within tolerance.
-    Also checks that neither run mutated the inputs. Returns (compiled, reference)."""
+                         pipeline: str = "O2", compiled=None):
+    """Compiles ``graph`` (or takes ``compiled``, an ``hg.compile`` of it), runs it on
+    ``values`` and compares with ``hg.evaluate`` (each Op's ``perform``): dtypes and shapes
+    strictly, values within tolerance. Also checks that neither run mutated the inputs.
+    Returns (compiled, reference)."""
     values = list(values)
     copies = [np.array(v, copy=True) for v in values]
     expected = hg.evaluate(graph, *values)
-    actual = hg.compile(graph, pipeline=pipeline)(*values)
+    if compiled is None:
+        compiled = hg.compile(graph, pipeline=pipeline)
+    actual = compiled(*values)
     for i, (v, c) in enumerate(zip(values, copies)):
         v = np.asarray(v)
         same = v.tobytes() == c.tobytes() if v.dtype == c.dtype and v.shape == c.shape else False
@@ -98,6 +102,65 @@ def random_array(rng: np.random.Generator, shape, dtype, kind: str = "normal") -
         imag = rng.normal(size=shape) if kind != "positive" else rng.uniform(0.1, 3.0, size=shape)
         base = base + 1j * imag
     return np.asarray(base).astype(dt)
+
+
+def special_values(rng: np.random.Generator, shape, dtype) -> np.ndarray:
+    """``random_array`` values with NaN, +inf and -inf sprinkled in (float dtypes)."""
+    x = random_array(rng, shape, dtype)
+    if x.size and np.dtype(dtype).kind == "f":
+        flat = x.reshape(-1)
+        picks = rng.integers(0, 5, flat.shape)
+        flat[picks == 0] = np.nan
+        flat[picks == 1] = np.inf
+        flat[picks == 2] = -np.inf
+    return x
+
+
+def graph_like(build, values: Sequence[Any], shapes=None) -> hg.Graph:
+    """The graph of ``build(x0, x1, ...)`` on inputs with the dtypes and shapes of
+    ``values`` (or the given ``shapes``, None for an unknown dim). A tuple or list from
+    ``build`` makes that many outputs, anything else one."""
+    values = [np.asarray(v) for v in values]
+    shapes = [v.shape for v in values] if shapes is None else shapes
+    xs = [hg.tensor(f"x{i}", s, v.dtype) for i, (s, v) in enumerate(zip(shapes, values, strict=True))]
+    out = build(*xs)
+    return hg.Graph(xs, list(out) if isinstance(out, (tuple, list)) else out)
+
+
+def check_graph_against_numpy(graph: hg.Graph, values: Sequence[Any], expected, *, rtol=None, atol=None,
+                              compiled=None, name: str = "graph") -> None:
+    """``compare_with_perform(graph, values)``, then both the compiled and the performed
+    outputs against NumPy's ``expected`` (one array for a one-output graph, a tuple or list
+    of them otherwise) with ``assert_same``: same dtype, same shape, values within
+    ``rtol``/``atol`` (default: the dtype's TOLERANCE), NaN where NumPy has NaN.
+    ``compiled``: an ``hg.compile`` of ``graph`` to run (default: a new one); ``name``
+    for the messages."""
+    actual, performed = compare_with_perform(graph, values, rtol=rtol, atol=atol, compiled=compiled)
+    if graph.single_output:
+        actual, performed, expected = [actual], [performed], [expected]
+    else:
+        assert isinstance(expected, (tuple, list)), f"{name}: {len(performed)} outputs, NumPy gave one"
+    assert len(expected) == len(performed), f"{name}: {len(performed)} outputs, NumPy gave {len(expected)}"
+    for i, (a, p, e) in enumerate(zip(actual, performed, expected)):
+        e = np.asarray(e)
+        assert_same(p, e, rtol=rtol, atol=atol, what=f"{name} output {i}: perform vs NumPy")
+        assert_same(a, e, rtol=rtol, atol=atol, what=f"{name} output {i}: compiled vs NumPy")
+
+
+def check_against_numpy(build, values: Sequence[Any], reference=None, *, rtol=None, atol=None) -> None:
+    """Builds ``build`` on graph inputs like ``values`` (``graph_like``) and checks the
+    compiled result against perform and both against NumPy (``check_graph_against_numpy``).
+    ``reference``: NumPy's function, called on ``values`` with floating-point warnings off
+    (default: the NumPy function named like ``build``), or its result."""
+    values = [np.asarray(v) for v in values]
+    graph = graph_like(build, values)
+    if reference is None:
+        reference = getattr(np, build.__name__)
+    if callable(reference):
+        with np.errstate(all="ignore"):
+            reference = reference(*values)
+    check_graph_against_numpy(graph, values, reference, rtol=rtol, atol=atol,
+                              name=getattr(build, "__name__", "graph"))
 
 
 def code_blocks(path: pathlib.Path, language: str = "python") -> list[str]:

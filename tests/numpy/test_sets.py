@@ -7,28 +7,17 @@ import numpy as np
 
 import hlograph as hg
 from hlograph.frontend.numpy import sets as m
-from hlograph.tests.helpers import assert_same
+from hlograph.tests.helpers import check_graph_against_numpy, graph_like
 
 
 def run_host(fn, value_sets, numpy_fn, shapes=None):
     """One compiled graph (unknown dims unless ``shapes`` says) run on several inputs,
     against perform and NumPy."""
     first = [np.asarray(v) for v in value_sets[0]]
-    shapes = shapes or [(None,) * v.ndim for v in first]
-    xs = [hg.tensor(f"x{i}", s, v.dtype) for i, (s, v) in enumerate(zip(shapes, first))]
-    out = fn(*xs)
-    graph = hg.Graph(xs, list(out) if isinstance(out, tuple) else [out])
+    graph = graph_like(fn, first, shapes or [(None,) * v.ndim for v in first])
     compiled = hg.compile(graph)
     for values in value_sets:
-        got = compiled(*values)
-        got = got if isinstance(got, tuple) else (got,)
-        expected = hg.evaluate(graph, *values)
-        expected = expected if isinstance(expected, (list, tuple)) else [expected]
-        ref = numpy_fn(*values)
-        ref = tuple(ref) if isinstance(ref, tuple) else (ref,)
-        for g, e, r in zip(got, expected, ref, strict=True):
-            assert_same(g, e)
-            assert_same(e, np.asarray(r), what=f"{fn.__name__} vs NumPy")
+        check_graph_against_numpy(graph, values, numpy_fn(*values), compiled=compiled, name=fn.__name__)
 
 
 def test_unique_all_nan(rng):
