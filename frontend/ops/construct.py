@@ -119,6 +119,13 @@ class Shape(Op):
     def perform(self, node, inputs):
         return [np.asarray(inputs[0].shape, dtype=np.int64).reshape(-1)]
 
+    # an integer output that reads no values: no derivative
+    def pullback(self, node, cotangents):
+        return [None]
+
+    def pushforward(self, node, tangents):
+        return [None]
+
 
 def specify_shape(x: Any, shape: Sequence[int | None]) -> Variable:
     """``x`` with its shape asserted (PyTensor's SpecifyShape); ``None`` leaves a dim free."""

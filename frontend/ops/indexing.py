@@ -30,6 +30,14 @@ its own Op. Duplicate indices
 accumulate (``np.add.at`` semantics); which of several writes to one element
 ``set`` keeps is unspecified. On a device, updates at indices out of range are
 dropped (``stablehlo.scatter`` semantics); ``perform`` raises ``IndexError``.
+
+Derivatives follow jax's: the cotangent of a gather is scatter-added back (repeated
+indices accumulate); of an update, ``x`` gets the cotangent (zero where ``set``
+wrote) and ``v`` the gathered cotangent summed over its broadcasting, for ``set``
+only where its write is the one kept. ``multiply`` is exact with zero factors;
+``min``/``max`` share a cotangent evenly among the values equal to the result. The
+rules are built from these Ops, so they differentiate again; index arrays and
+``searchsorted`` have no derivative.
 """
 
 from __future__ import annotations
@@ -41,7 +49,6 @@ import numpy as np
 
 from ..graph import Apply, Constant, Op, Variable
 from ..types import TensorType, is_complex
-from ..graph import UndefinedGradient
 from ..types import is_inexact
 from . import elemwise as ew
 from . import shape as sh
@@ -113,7 +120,8 @@ class Subtensor(Op):
 
     # derivatives: the cotangent placed back where the index took it from (zeros
     # elsewhere): new axes dropped, int-indexed dims restored, reversed and strided
-    # slices undone, then one Pad
+    # slices undone, then one Pad; a scatter-add into zeros where the sizes this needs
+    # are unknown
     def pullback(self, node, cotangents):
         (x,) = node.inputs
         if not is_inexact(x.dtype):
@@ -129,7 +137,9 @@ def _flip_axis(v: Variable, axis: int) -> Variable:
     return Subtensor(tuple((None, None, -1) if a == axis else _FULL for a in range(v.ndim)))(v)
 
 
-def _subtensor_cotangent(idx: tuple, ct: Variable, x: Variable) -> Variable | UndefinedGradient:
+def _subtensor_cotangent(idx: tuple, ct: Variable, x: Variable) -> Variable:
+    if not _pads_back(idx, x):
+        return _scatter_back(idx, ct, x)
     from .construct import Pad
     new_axes, pos = [], 0
     for e in idx:
@@ -146,16 +156,11 @@ def _subtensor_cotangent(idx: tuple, ct: Variable, x: Variable) -> Variable | Un
     widths = []
     for a, e in enumerate(consumed):
         d = x.shape[a]
-        if _is_slice(e) and e in (_FULL, (None, None, 1)):
+        if _is_slice(e) and e in _WHOLE:
+            if e == (None, None, -1):
+                ct = _flip_axis(ct, a)
             widths.append((0, 0))
             continue
-        if _is_slice(e) and e == (None, None, -1):
-            ct = _flip_axis(ct, a)
-            widths.append((0, 0))
-            continue
-        if d is None:
-            return UndefinedGradient(f"the gradient of x[{', '.join(_fmt_entry(i) for i in idx)}] "
-                                     f"needs the size of axis {a} of {x.type}")
         if not _is_slice(e):
             i = e % d
             widths.append((i, d - 1 - i))
@@ -169,21 +174,50 @@ def _subtensor_cotangent(idx: tuple, ct: Variable, x: Variable) -> Variable | Un
             r = r[::-1]
         if r.step > 1:
             ct = _interleave_zeros(ct, a, r.step)
-            if isinstance(ct, UndefinedGradient):
-                return ct
         widths.append((r.start, d - 1 - r[-1]))
     if any(b or c for b, c in widths):
         ct = Pad(widths)(ct, Constant(np.zeros((), ct.dtype)))
     return ct
 
 
-def _interleave_zeros(v: Variable, axis: int, step: int) -> Variable | UndefinedGradient:
-    """``v`` with ``step - 1`` zeros between consecutive elements along ``axis``."""
+#: slice entries that take a whole dim (reversed or not)
+_WHOLE = (_FULL, (None, None, 1), (None, None, -1))
+
+
+def _pads_back(idx: tuple, x: Variable) -> bool:
+    """Whether the cotangent of ``x[idx]`` can be padded back: the dims the index cuts have
+    known sizes, and a strided slice leaves at most one unknown dim (it reshapes)."""
+    strided = False
+    for e, d in zip((e for e in idx if e is not None), x.shape):
+        if _is_slice(e) and e in _WHOLE:
+            continue
+        if d is None:
+            return False
+        if _is_slice(e):
+            r = range(*slice(*e).indices(d))
+            strided = strided or (bool(r) and abs(r.step) > 1)
+    return not strided or x.shape.count(None) <= 1
+
+
+def _scatter_back(idx: tuple, ct: Variable, x: Variable) -> Variable:
+    """The cotangent of ``x[idx]`` added into zeros shaped like ``x`` where the index took
+    it from (any dim unknown; its ints as 0-d index arrays)."""
+    entries, arrays = [], []
+    for e in idx:
+        if e is None or _is_slice(e):
+            entries.append(e)
+        else:
+            entries.append(ARRAY)
+            arrays.append(Constant(np.int64(e)))
+    return AdvancedIncSubtensor(tuple(entries), "add")(sh.zeros_like(x), ct, *arrays)
+
+
+def _interleave_zeros(v: Variable, axis: int, step: int) -> Variable:
+    """``v`` with ``step - 1`` zeros between consecutive elements along ``axis`` (of known
+    size; at most one other dim unknown)."""
     from .construct import Pad
     shape = list(v.shape)
     k = shape[axis]
-    if shape.count(None) > 1 or k is None:
-        return UndefinedGradient("the gradient of a strided slice needs static shapes")
     w = sh.ExpandDims((axis + 1,))(v)
     w = Pad([(0, step - 1) if a == axis + 1 else (0, 0) for a in range(w.ndim)])(
         w, Constant(np.zeros((), v.dtype)))
@@ -300,6 +334,19 @@ class AdvancedSubtensor(Op):
         x, *arrays = inputs
         return [np.asarray(x[_index_key(self.idx, arrays)])]
 
+    # derivatives: the cotangent added back where each element was taken from (a
+    # scatter-add into zeros: repeated indices accumulate); the index arrays have none
+    def pullback(self, node, cotangents):
+        x, *indices = node.inputs
+        if not is_inexact(x.dtype):
+            return [None] * len(node.inputs)
+        ct = AdvancedIncSubtensor(self.idx, "add")(sh.zeros_like(x), cotangents[0], *indices)
+        return [ct] + [None] * len(indices)
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else self(t, *node.inputs[1:])]
+
 
 _UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
 
@@ -352,6 +399,133 @@ class AdvancedIncSubtensor(Op):
             with np.errstate(invalid="ignore"):
                 _UFUNCS[self.mode].at(out, key, target)
         return [out]
+
+    # derivatives (as jax's): "add" passes the cotangent to x and gathers it for v
+    # (summed over v's broadcasting); "set" zeroes x's at the written elements and
+    # gives each element of v the gathered cotangent only if its write is the one kept
+    # (with repeated indices, found by writing distinct ids the same way); "mul" is
+    # exact with zeros; "min"/"max" share each cotangent evenly among the values equal
+    # to the result. The index arrays have none.
+    def pullback(self, node, cotangents):
+        x, v, *indices = node.inputs
+        none = [None] * len(indices)
+        if not is_inexact(x.dtype):
+            return [None, None] + none
+        from ..autodiff import sum_to
+        ct, zero = cotangents[0], Constant(np.zeros((), x.dtype))
+        if self.mode == "add":
+            return [ct, sum_to(_gather(self.idx, ct, indices), v)] + none
+        if self.mode == "set":
+            g = _gather(self.idx, ct, indices)
+            if _may_repeat(self.idx, x, indices):
+                g = ew.where(_kept_writes(self.idx, x, indices, g), g, zero)
+            return [AdvancedIncSubtensor(self.idx, "set")(ct, zero, *indices), sum_to(g, v)] + none
+        if self.mode == "mul":
+            return [*_mul_pullback(self.idx, x, v, indices, ct)] + none
+        return [*_extremum_pullback(self.idx, x, v, node.outputs[0], indices, ct)] + none
+
+    def pushforward(self, node, tangents):
+        tx, tv, x = tangents[0], tangents[1], node.inputs[0]
+        if (tx is None and tv is None) or not is_inexact(x.dtype):
+            return [None]
+        if self.mode not in ("set", "add"):
+            return super().pushforward(node, tangents)  # by transposing the pullback
+        tx = sh.zeros_like(x) if tx is None else tx
+        tv = Constant(np.zeros((), x.dtype)) if tv is None else tv
+        return [self(tx, tv, *node.inputs[2:])]
+
+
+def _gather(idx: tuple, a: Variable, indices: list[Variable]) -> Variable:
+    """``a[idx]`` for the index of an AdvancedIncSubtensor (which may hold no array)."""
+    return AdvancedSubtensor(idx)(a, *indices) if indices else Subtensor(idx)(a)
+
+
+def _may_repeat(idx: tuple, x: Variable, indices: list[Variable]) -> bool:
+    """Whether two elements of ``x[idx]`` may be one element of ``x``: False only when the
+    index arrays are constants whose index tuples (negative ones wrapped) are distinct."""
+    if not indices:
+        return False
+    if not all(isinstance(i, Constant) for i in indices):
+        return True
+    axes = [a for a, e in enumerate(e for e in idx if e is not None) if e == ARRAY]
+    columns = []
+    for a, i in zip(axes, indices):
+        data, d = i.data.astype(np.int64), x.shape[a]
+        if d is not None:
+            data = np.where(data < 0, data + d, data)
+        elif data.size and data.min() < 0 <= data.max():
+            return True  # -1 and d - 1 may be one element
+        columns.append(data)
+    columns = [c.reshape(-1) for c in np.broadcast_arrays(*columns)]
+    rows = np.stack(columns, axis=-1)
+    return len(np.unique(rows, axis=0)) != len(rows)
+
+
+def _element_ids(like: Variable) -> Variable:
+    """Distinct positive int64 values of ``like``'s shape (its elements' positions plus 1)."""
+    if like.type.is_static:
+        n = like.type.size
+        return sh.Reshape(like.shape)(sh.Arange(1, n + 1, 1, "int64")())
+    from .construct import shape_of
+    from .reduction import CumOp
+    ones = sh.full_like(like, 1, "int64")
+    dims = shape_of(like)
+    ids: Variable = ones
+    stride: Variable | None = None
+    for d in reversed(range(like.ndim)):
+        pos = ew.subtract(CumOp(d, "add")(ones), 1)
+        ids = ew.add(ids, pos if stride is None else ew.multiply(pos, stride))
+        dim = getitem(dims, d)
+        stride = dim if stride is None else ew.multiply(stride, dim)
+    return ids
+
+
+def _kept_writes(idx: tuple, x: Variable, indices: list[Variable], like: Variable) -> Variable:
+    """Which elements of the update (of ``like``'s shape, that of ``x[idx]``) a "set" write
+    keeps where indices repeat: distinct ids written the same way, read back."""
+    ids = _element_ids(like)
+    written = AdvancedIncSubtensor(idx, "set")(sh.zeros_like(x, "int64"), ids, *indices)
+    return ew.equal(AdvancedSubtensor(idx)(written, *indices), ids)
+
+
+def _mul_pullback(idx: tuple, x: Variable, v: Variable, indices: list[Variable],
+                  ct: Variable) -> tuple[Variable, Variable]:
+    """The cotangents of ``x`` and ``v`` for y = x with x[idx] multiplied by v: for x, ct times
+    the product written at each element; for each element of v, ct * x times the product
+    of the other factors written at its element (exact with zeros: they are counted)."""
+    from ..autodiff import sum_to
+    ct_x = ew.multiply(ct, AdvancedIncSubtensor(idx, "mul")(sh.ones_like(x), v, *indices))
+    g = _gather(idx, ew.multiply(ct, x), indices)
+    if not _may_repeat(idx, x, indices):
+        return ct_x, sum_to(g, v)
+    is_zero = ew.equal(v, Constant(np.zeros((), v.dtype)))
+    nonzero = ew.where(is_zero, Constant(np.ones((), v.dtype)), v)
+    zeros = ew.astype(is_zero, "int64")
+    n_zeros = AdvancedIncSubtensor(idx, "add")(sh.zeros_like(x, "int64"), zeros, *indices)
+    others_zero = ew.subtract(_gather(idx, n_zeros, indices), zeros)
+    product = AdvancedIncSubtensor(idx, "mul")(sh.ones_like(x), nonzero, *indices)
+    g = ew.divide(ew.multiply(g, _gather(idx, product, indices)), nonzero)
+    g = ew.where(ew.equal(others_zero, 0), g, Constant(np.zeros((), v.dtype)))
+    return ct_x, sum_to(g, v)
+
+
+def _extremum_pullback(idx: tuple, x: Variable, v: Variable, y: Variable, indices: list[Variable],
+                       ct: Variable) -> tuple[Variable, Variable]:
+    """The cotangents of ``x`` and ``v`` for y = x with x[idx] replaced by its min (or max)
+    with v: each element's cotangent shared evenly by the values equal to it (x's and
+    the elements of v written there; a NaN equals a NaN), as jax shares it."""
+    from ..autodiff import sum_to
+
+    def same(a: Variable, b: Variable) -> Variable:
+        return ew.logical_or(ew.equal(a, b), ew.logical_and(ew.isnan(a), ew.isnan(b)))
+
+    zero = Constant(np.zeros((), x.dtype))
+    kept = same(x, y)
+    won = same(v, _gather(idx, y, indices))
+    count = AdvancedIncSubtensor(idx, "add")(ew.astype(kept, x.dtype), ew.astype(won, x.dtype), *indices)
+    share = ew.divide(ct, count)
+    return (ew.where(kept, share, zero),
+            sum_to(ew.where(won, _gather(idx, share, indices), zero), v))
 
 
 # --- index normalization -----------------------------------------------------------
@@ -711,6 +885,13 @@ class SearchSorted(Op):
     def perform(self, node, inputs):
         a, v = inputs
         return [np.asarray(np.searchsorted(a, v, side=self.side), dtype=np.int64)]
+
+    # an integer output: no derivative (a piecewise-constant function of a and v)
+    def pullback(self, node, cotangents):
+        return [None, None]
+
+    def pushforward(self, node, tangents):
+        return [None]
 
 
 def searchsorted(a: Any, v: Any, side: str = "left") -> Variable:

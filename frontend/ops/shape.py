@@ -308,17 +308,29 @@ class Concatenate(Op):
         if not is_inexact(xs[0].dtype):
             return [None] * len(xs)
         sizes = [x.shape[self.axis] for x in xs]
-        if None in sizes[:-1]:
+        if sizes.count(None) > 1:
             why = UndefinedGradient("concatenate's gradient needs the sizes of the inputs "
-                                    "along the axis (all but the last) to be known")
+                                    "along the axis (all but one) to be known")
             return [why] * len(xs)
+        from .construct import SpecifyShape
         from .indexing import Subtensor
-        out, start = [], 0
-        for i, n in enumerate(sizes):
-            stop = None if i == len(xs) - 1 else start + n
-            idx = tuple((start, stop, None) if a == self.axis else (None, None, None) for a in range(ct.ndim))
-            out.append(Subtensor(idx)(ct))
-            start = start + n if n is not None else start
+        # the pieces before the one of unknown size counted from the start, those after
+        # it from the end
+        unknown = sizes.index(None) if None in sizes else len(xs)
+        out = []
+        for i, (x, n) in enumerate(zip(xs, sizes)):
+            before, after = sum(sizes[:min(i, unknown)]), sum(sizes[max(i, unknown) + 1:])
+            if i < unknown:
+                bounds = (before, before + n if i < len(xs) - 1 else None)
+            elif i == unknown:
+                bounds = (before, -after if after else None)
+            else:
+                bounds = (-(after + n), -after if after else None) if n else (0, 0)
+            idx = tuple((*bounds, None) if a == self.axis else (None, None, None) for a in range(ct.ndim))
+            piece = Subtensor(idx)(ct)
+            if any(p is None and d is not None for p, d in zip(piece.shape, x.shape)):
+                piece = SpecifyShape(x.shape)(piece)
+            out.append(piece)
         return out
 
     def pushforward(self, node, tangents):
@@ -438,7 +450,18 @@ def stack(xs: Sequence[Any], axis: int = 0) -> Variable:
 
 
 # --- construction ops -----------------------------------------------------------------
-class Full(Op):
+class _Construction(Op):
+    """An Op without inputs, its output fixed by its props: nothing to differentiate
+    (``full`` with a graph fill value is a broadcast, which has a gradient)."""
+
+    def pullback(self, node, cotangents):
+        return []
+
+    def pushforward(self, node, tangents):
+        return [None]
+
+
+class Full(_Construction):
     """A tensor of static ``shape`` and ``dtype`` filled with the static ``value``."""
 
     __props__ = ("shape", "dtype", "value")
@@ -484,7 +507,7 @@ class FullLike(Op):
         return [None if t is None or not is_inexact(t.dtype) else self(node.inputs[0], t)]
 
 
-class Arange(Op):
+class Arange(_Construction):
     """``arange(start, stop, step, dtype)`` with static bounds: exactly numpy.arange.
 
     The length is ``ceil((stop - start) / step)`` computed on the Python values;
@@ -507,7 +530,7 @@ class Arange(Op):
         return [np.arange(self.start, self.stop, self.step, dtype=self.dtype)]
 
 
-class Eye(Op):
+class Eye(_Construction):
     """``eye(n, m, k, dtype)``: ones on the ``k``-th diagonal of an ``n`` x ``m`` matrix."""
 
     __props__ = ("n", "m", "k", "dtype")
