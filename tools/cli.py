@@ -1,4 +1,5 @@
-"""The ``hlograph`` command: ``hlograph demo``, ``hlograph info``, ``hlograph cache info|clear``."""
+"""The ``hlograph`` command: ``hlograph demo``, ``hlograph info``, ``hlograph coverage``,
+``hlograph cache info|clear``."""
 
 from __future__ import annotations
 
@@ -95,9 +96,22 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    from hlograph.tools.coverage import coverage_table
+    from hlograph.tools import coverage
 
-    print(coverage_table())
+    if args.update_readme is not None:
+        path = args.update_readme or coverage.default_readme()
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise RuntimeError(f"cannot read {path}: {e.strerror or e}") from None
+        new = coverage.update_markdown(text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+        print(f"{path}: {'updated' if new != text else 'already up to date'}")
+        return 0
+    print(coverage.gradient_table() if args.grad else coverage.coverage_table())
     return 0
 
 
@@ -157,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     info = sub.add_parser("info", help="platforms, devices and versions")
     info.set_defaults(func=_info)
     cov = sub.add_parser("coverage", help="the op coverage table (markdown), from the registries")
+    cov.add_argument("--grad", action="store_true",
+                     help="the gradient table: per family, the ops without a gradient rule")
+    cov.add_argument("--update-readme", nargs="?", const="", default=None, metavar="PATH",
+                     help="rewrite both tables between their markers in PATH (default: README.md "
+                          "of the source tree)")
     cov.set_defaults(func=_coverage)
     cache = sub.add_parser("cache", help="the persistent cache of compiled executables")
     cache_sub = cache.add_subparsers(dest="action", required=True)
