@@ -9,7 +9,7 @@ from hlograph.tests.helpers import code_blocks, run_filecheck
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name", ["docs/adding_an_op.md", "README.md"])
+@pytest.mark.parametrize("name", ["docs/adding_an_op.md", "docs/jax_interop.md", "README.md"])
 def test_tutorial_runs(name, capsys, tmp_path):
     blocks = code_blocks(ROOT / name)
     assert blocks, f"{name} has no python blocks"

@@ -1,0 +1,226 @@
+"""Elementwise primitives: arithmetic, transcendental and special functions,
+comparisons, bitwise and logical ops, ``select_n``, ``clamp`` and
+``convert_element_type``.
+
+Operands of a jaxpr's elementwise equation already share one dtype (jax
+promoted them while tracing), so hlograph's builders give jax's result dtype
+except where the two libraries mean different things by one name; those rules
+spell jax's meaning out: integer ``div`` truncates (NumPy's floors), ``rem``
+takes the dividend's sign, ``round`` rounds half away from zero unless asked
+for half to even, ``integer_pow`` multiplies as jax does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....frontend.ops.autodiff import stop_gradient
+from ....frontend.ops.elemwise import make_complex
+from ....frontend.types import is_complex, is_float, is_integer
+from ..registry import Unsupported, register
+from .common import const, hg
+
+
+def _unary(name: str, builder) -> None:
+    register(name)(lambda x, **params: builder(x))
+
+
+for _name, _builder in {
+    "exp": hg.exp, "exp2": hg.exp2, "log": hg.log, "log1p": hg.log1p, "expm1": hg.expm1,
+    "tanh": hg.tanh, "logistic": hg.sigmoid, "sin": hg.sin, "cos": hg.cos, "tan": hg.tan,
+    "asin": hg.arcsin, "acos": hg.arccos, "atan": hg.arctan, "sinh": hg.sinh, "cosh": hg.cosh,
+    "asinh": hg.arcsinh, "acosh": hg.arccosh, "atanh": hg.arctanh, "sqrt": hg.sqrt,
+    "rsqrt": hg.rsqrt, "cbrt": hg.cbrt, "floor": hg.floor, "ceil": hg.ceil,
+    "is_finite": hg.isfinite, "abs": hg.abs, "sign": hg.sign, "neg": hg.negative,
+    "square": hg.square, "erf": hg.erf, "erfc": hg.erfc, "erf_inv": hg.erfinv,
+    "lgamma": hg.gammaln, "digamma": hg.digamma, "bessel_i0e": hg.i0e, "bessel_i1e": hg.i1e,
+    "real": hg.real, "imag": hg.imag, "population_count": hg.popcount,
+}.items():
+    _unary(_name, _builder)
+
+
+@register("conj")
+def conj(x, *, input_dtype=None):
+    # a real operand gives its complex type (the interpreter casts to it)
+    return hg.conj(x) if is_complex(x.dtype) else x
+
+
+@register("not")
+def not_(x):
+    return hg.logical_not(x) if x.dtype == np.bool_ else hg.bitwise_not(x)
+
+
+@register("copy", "copy_p")
+def copy(x):
+    return x
+
+
+@register("device_put")
+def device_put(*xs, **params):
+    return list(xs)
+
+
+@register("stop_gradient")
+def stop_gradient_(x):
+    return stop_gradient(x)
+
+
+@register("optimization_barrier")
+def optimization_barrier(*xs):
+    return list(xs)
+
+
+@register("round")
+def round_(x, *, rounding_method=0):
+    if int(rounding_method) == 1:  # TO_NEAREST_EVEN
+        return hg.round(x)
+    # AWAY_FROM_ZERO: trunc(x), one further from zero where the dropped part is >= 1/2
+    t = hg.trunc(x)
+    half = hg.greater_equal(hg.abs(hg.subtract(x, t)), const(0.5, x.dtype))
+    return hg.where(half, hg.add(t, hg.sign(x)), t)
+
+
+def _binary(name: str, builder) -> None:
+    register(name)(lambda x, y, **params: builder(x, y))
+
+
+for _name, _builder in {
+    "add": hg.add, "add_any": hg.add, "sub": hg.subtract, "mul": hg.multiply, "max": hg.maximum,
+    "min": hg.minimum,
+    "atan2": hg.arctan2, "nextafter": hg.nextafter, "and": hg.bitwise_and, "or": hg.bitwise_or,
+    "xor": hg.bitwise_xor, "shift_left": hg.left_shift, "eq": hg.equal, "ne": hg.not_equal,
+    "lt": hg.less, "le": hg.less_equal, "gt": hg.greater, "ge": hg.greater_equal,
+    "igamma": hg.gammainc, "igammac": hg.gammaincc,
+}.items():
+    _binary(_name, _builder)
+
+
+@register("div")
+def div(x, y):
+    if not is_integer(x.dtype):
+        return hg.divide(x, y)
+    # C division rounds toward zero: NumPy's floor, one up where the signs differ and
+    # the division is not exact
+    q = hg.floor_divide(x, y)
+    if x.dtype.kind == "u":
+        return q
+    zero = const(0, x.dtype)
+    inexact = hg.not_equal(hg.remainder(x, y), zero)
+    signs_differ = hg.not_equal(hg.less(x, zero), hg.less(y, zero))
+    return hg.where(hg.logical_and(inexact, signs_differ), hg.add(q, const(1, x.dtype)), q)
+
+
+@register("rem")
+def rem(x, y):
+    return hg.fmod(x, y)  # the sign of the dividend, for floats and integers
+
+
+@register("pow")
+def pow_(x, y):
+    # jax computes in the base's dtype (an integer exponent is converted)
+    return hg.power(x, y if y.dtype == x.dtype else hg.astype(y, x.dtype))
+
+
+@register("integer_pow")
+def integer_pow(x, *, y):
+    # binary exponentiation, the multiplications jax's lowering makes
+    if y == 0:
+        return hg.ones_like(x)
+    n, acc = abs(int(y)), None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else hg.multiply(acc, x)
+        n >>= 1
+        if n > 0:
+            x = hg.multiply(x, x)
+    return hg.divide(const(1, acc.dtype), acc) if y < 0 else acc
+
+
+@register("shift_right_arithmetic")
+def shift_right_arithmetic(x, y):
+    if x.dtype.kind != "i":
+        raise Unsupported(f"arithmetic shift of {x.dtype}")
+    return hg.right_shift(x, y)
+
+
+@register("shift_right_logical")
+def shift_right_logical(x, y):
+    if x.dtype.kind == "u":
+        return hg.right_shift(x, y)
+    unsigned = np.dtype(f"uint{x.dtype.itemsize * 8}")
+    return hg.astype(hg.right_shift(hg.astype(x, unsigned), hg.astype(y, unsigned)), x.dtype)
+
+
+@register("complex")
+def complex_(x, y):
+    dtype = np.complex64 if x.dtype == np.float32 else np.complex128
+    return make_complex(x, y, np.dtype(dtype))
+
+
+@register("polygamma")
+def polygamma(m, x):
+    return hg.polygamma(m, x)
+
+
+@register("regularized_incomplete_beta")
+def betainc(a, b, x):
+    return hg.betainc(a, b, x)
+
+
+# comparisons in IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < inf < +NaN), which
+# jax's sorts and searches use; integers and bools compare as usual
+def _total_order_parts(x, y):
+    return hg.isnan(x), hg.isnan(y), hg.signbit(x), hg.signbit(y)
+
+
+@register("eq_to")
+def eq_to(x, y):
+    if not is_float(x.dtype):
+        return hg.equal(x, y)
+    xn, yn, xs, ys = _total_order_parts(x, y)
+    same_sign = hg.equal(xs, ys)
+    return hg.logical_and(same_sign, hg.logical_or(hg.equal(x, y), hg.logical_and(xn, yn)))
+
+
+@register("lt_to")
+def lt_to(x, y):
+    if not is_float(x.dtype):
+        return hg.less(x, y)
+    xn, yn, xs, ys = _total_order_parts(x, y)
+    zeros = hg.logical_and(hg.equal(x, y), hg.logical_and(xs, hg.logical_not(ys)))
+    numbers = hg.logical_or(hg.less(x, y), zeros)
+    x_nan = hg.where(yn, hg.logical_and(xs, hg.logical_not(ys)), xs)  # -NaN first, +NaN last
+    return hg.where(xn, x_nan, hg.where(yn, hg.logical_not(ys), numbers))
+
+
+@register("le_to")
+def le_to(x, y):
+    return hg.logical_or(lt_to(x, y), eq_to(x, y))
+
+
+@register("select_n")
+def select_n(which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return hg.where(which, cases[1], cases[0])
+    out = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        out = hg.where(hg.equal(which, const(i, which.dtype)), cases[i], out)
+    return out
+
+
+@register("clamp")
+def clamp(lo, x, hi):
+    return hg.minimum(hg.maximum(x, lo), hi)
+
+
+@register("convert_element_type")
+def convert_element_type(x, *, new_dtype, weak_type=False, sharding=None):
+    try:
+        dtype = np.dtype(new_dtype)
+    except TypeError:
+        dtype = None
+    if dtype is None or not (is_float(dtype) or dtype.kind in "biuc"):
+        raise Unsupported(f"conversion to {new_dtype}")
+    return hg.astype(x, dtype)

@@ -1,0 +1,110 @@
+"""Elemwise, reductions (CAReduce: sum, prod, max, min, all, any), DimShuffle,
+softmax and log-softmax."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.scalar.basic as psb
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+
+from ....frontend import builders as hb
+from ....frontend.graph import Constant
+from ..convert import NotConvertible, cast, hlograph_convert
+from .scalar import hlograph_convert_scalar
+
+
+@hlograph_convert.register(Elemwise)
+def convert_elemwise(op, node, inputs, ctx):
+    return hlograph_convert_scalar(op.scalar_op, node, inputs, ctx)
+
+
+def _axes(axis, ndim: int) -> tuple[int, ...]:
+    return tuple(range(ndim)) if axis is None else tuple(int(a) % max(ndim, 1) for a in axis)
+
+
+@hlograph_convert.register(CAReduce)
+def convert_careduce(op, node, inputs, ctx):
+    """A reduction accumulating in PyTensor's ``acc_dtype`` (when it has one), cast to
+    the output dtype."""
+    (x,) = inputs
+    out_dt = node.outputs[0].type.dtype
+    axes = _axes(op.axis, x.ndim)
+    acc = getattr(op, "acc_dtype", None) or out_dt
+    scalar = op.scalar_op
+    name = type(op).__name__
+    if name == "ProdWithoutZeros":
+        x = hb.where(hb.equal(x, Constant(np.zeros((), x.dtype))), Constant(np.ones((), x.dtype)), x)
+        scalar = psb.mul
+    if not axes:
+        return cast(x, out_dt)
+    if isinstance(scalar, psb.Add):
+        return cast(hb.sum(cast(x, acc), axis=axes), out_dt)
+    if isinstance(scalar, psb.Mul):
+        return cast(hb.prod(cast(x, acc), axis=axes), out_dt)
+    if isinstance(scalar, psb.Maximum):
+        return hb.max(x, axis=axes)
+    if isinstance(scalar, psb.Minimum):
+        return hb.min(x, axis=axes)
+    if isinstance(scalar, (psb.AND, psb.OR)) and (out_dt == "bool" or x.dtype == np.bool_):
+        fn = hb.all if isinstance(scalar, psb.AND) else hb.any
+        return fn(x, axis=axes)
+    raise NotConvertible(f"no reduction for the scalar Op {type(scalar).__name__}")
+
+
+@hlograph_convert.register(DimShuffle)
+def convert_dimshuffle(op, node, inputs, ctx):
+    """Dropped (broadcastable) dims squeezed, the kept ones transposed, new ones inserted."""
+    (x,) = inputs
+    order = list(op.new_order)
+    kept = [d for d in order if d != "x"]
+    drop = [i for i in range(x.ndim) if i not in kept]
+    if drop:
+        x = hb.squeeze(x, axis=tuple(drop))
+    remaining = sorted(kept)
+    perm = [remaining.index(d) for d in kept]
+    if perm != list(range(len(perm))):
+        x = hb.transpose(x, perm)
+    new = [i for i, d in enumerate(order) if d == "x"]
+    if new:
+        x = hb.expand_dims(x, axis=tuple(new))
+    return x
+
+
+def _softmax_axis(op, ndim: int):
+    axis = op.axis
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(axis) if isinstance(axis, (tuple, list)) else (int(axis),)
+
+
+def _register_softmax():
+    import pytensor.tensor.special as special
+
+    @hlograph_convert.register(special.Softmax)
+    def convert_softmax(op, node, inputs, ctx):
+        (x,) = inputs
+        return hb.softmax(x, axis=_softmax_axis(op, x.ndim))
+
+    @hlograph_convert.register(special.LogSoftmax)
+    def convert_log_softmax(op, node, inputs, ctx):
+        (x,) = inputs
+        return hb.log_softmax(x, axis=_softmax_axis(op, x.ndim))
+
+    grad = getattr(special, "SoftmaxGrad", None)  # PyTensor 2.x
+    if grad is not None:
+        @hlograph_convert.register(grad)
+        def convert_softmax_grad(op, node, inputs, ctx):
+            dy, sm = inputs
+            axis = _softmax_axis(op, sm.ndim)
+            d = dy * sm
+            return d - sm * hb.sum(d, axis=axis, keepdims=True)
+
+    for name, fn in [("XLogY", hb.xlogy), ("XLog1PY", hb.xlog1py)]:
+        cls = getattr(special, name, None)
+        if cls is not None:
+            hlograph_convert.register(cls)(
+                lambda op, node, inputs, ctx, fn=fn: fn(*(cast(v, node.outputs[0].type.dtype)
+                                                        for v in inputs)))
+
+
+_register_softmax()

@@ -1,0 +1,242 @@
+"""Linear algebra (``pytensor.tensor.linalg``; ``nlinalg``/``slinalg`` in PyTensor 2.x):
+the decompositions and solvers hlograph has (jax's LAPACK-backed lowering):
+Cholesky, Solve, SolveTriangular, CholeskySolve, MatrixInverse, MatrixPinv, Det,
+SLogDet, Eigh, Eigvalsh, Eig, SVD, QR, LUFactor (and PivotToPermutations), Expm,
+KroneckerProduct, SolveSylvester.
+Batched forms come as ``Blockwise`` (dispatch/blockwise.py)."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ....frontend import builders as hb
+from ....frontend.graph import Constant
+from ..convert import NotConvertible, NotStatic, cast, hlograph_convert
+
+_MODULES = ("pytensor.tensor.linalg", "pytensor.tensor.nlinalg", "pytensor.tensor.slinalg")
+
+
+def _find(name: str) -> type | None:
+    """The PyTensor Op class ``name`` from the first linalg module that has it."""
+    import warnings
+    for mod in _MODULES:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the 2.x modules warn that they moved
+                module = importlib.import_module(mod)
+                cls = getattr(module, name, None)
+        except ImportError:
+            continue
+        if isinstance(cls, type):
+            return cls
+    return None
+
+
+def register(name: str):
+    """Decorator: a converter for the PyTensor linalg Op class ``name`` (if it exists)."""
+    def decorator(fn):
+        cls = _find(name)
+        if cls is not None:
+            hlograph_convert.register(cls)(fn)
+        return fn
+    return decorator
+
+
+def _out(node, i: int = 0) -> str:
+    return node.outputs[i].type.dtype
+
+
+def _mT(x):
+    return hb.swapaxes(x, -1, -2)
+
+
+def _lower_flag(op) -> bool:
+    """``lower`` (PyTensor 3) or ``UPLO == "L"`` (2.x Eigh)."""
+    if hasattr(op, "lower"):
+        return bool(op.lower)
+    return getattr(op, "UPLO", "L") == "L"
+
+
+def _from_triangle(a, lower: bool, hermitian: bool):
+    """The symmetric (hermitian) matrix one triangle of ``a`` defines, as LAPACK reads it."""
+    tri = hb.tril(a) if lower else hb.triu(a)
+    strict = hb.tril(a, -1) if lower else hb.triu(a, 1)
+    other = _mT(hb.conj(strict) if hermitian else strict)
+    return tri + other
+
+
+@register("Cholesky")
+def convert_cholesky(op, node, inputs, ctx):
+    (a,) = inputs
+    return hb.cholesky(cast(a, _out(node)), upper=not _lower_flag(op))
+
+
+@register("Solve")
+def convert_solve(op, node, inputs, ctx):
+    a, b = (cast(v, _out(node)) for v in inputs)
+    assume = getattr(op, "assume_a", "gen")
+    if assume in ("sym", "her", "pos"):
+        a = _from_triangle(a, _lower_flag(op), hermitian=assume == "her")
+    if getattr(op, "transposed", False):
+        a = _mT(a)
+    return hb.solve(a, b)
+
+
+@register("SolveTriangular")
+def convert_solve_triangular(op, node, inputs, ctx):
+    a, b = (cast(v, _out(node)) for v in inputs)
+    trans = getattr(op, "trans", 0)
+    if getattr(op, "transposed", False):
+        trans = 1
+    return hb.solve_triangular(a, b, trans=trans, lower=_lower_flag(op), unit_diagonal=op.unit_diagonal)
+
+
+@register("CholeskySolve")
+def convert_cho_solve(op, node, inputs, ctx):
+    c, b = (cast(v, _out(node)) for v in inputs)
+    return hb.cho_solve((c, _lower_flag(op)), b)
+
+
+@register("MatrixInverse")
+def convert_inv(op, node, inputs, ctx):
+    return hb.inv(cast(inputs[0], _out(node)))
+
+
+@register("MatrixPinv")
+def convert_pinv(op, node, inputs, ctx):
+    return hb.pinv(cast(inputs[0], _out(node)), hermitian=bool(getattr(op, "hermitian", False)))
+
+
+@register("Det")
+def convert_det(op, node, inputs, ctx):
+    return hb.det(cast(inputs[0], _out(node)))
+
+
+@register("SLogDet")
+def convert_slogdet(op, node, inputs, ctx):
+    sign, logdet = hb.slogdet(cast(inputs[0], _out(node, 1)))
+    return [sign, logdet]
+
+
+@register("Eigh")
+def convert_eigh(op, node, inputs, ctx):
+    a, *rest = inputs
+    if rest and rest[0] is not None:
+        raise NotConvertible("the generalized eigenproblem (eigh(a, b))")
+    w, v = hb.eigh(a, UPLO="L" if _lower_flag(op) else "U")
+    return [w, v]
+
+
+@register("Eigvalsh")
+def convert_eigvalsh(op, node, inputs, ctx):
+    a, *rest = inputs
+    if rest and rest[0] is not None:
+        raise NotConvertible("the generalized eigenproblem (eigvalsh(a, b))")
+    w, _ = hb.eigh(a, UPLO="L" if _lower_flag(op) else "U")
+    return w
+
+
+@register("Eig")
+def convert_eig(op, node, inputs, ctx):
+    w, v = hb.eig(inputs[0])
+    return [w, v]
+
+
+@register("SVD")
+def convert_svd(op, node, inputs, ctx):
+    a = cast(inputs[0], _out(node))
+    if not op.compute_uv:
+        return hb.svd(a, full_matrices=bool(op.full_matrices), compute_uv=False)
+    u, s, vt = hb.svd(a, full_matrices=bool(op.full_matrices))
+    return [u, s, vt]
+
+
+@register("QR")
+def convert_qr(op, node, inputs, ctx):
+    """scipy's modes: ``full`` (numpy's ``complete``), ``economic`` (``reduced``), ``r``
+    (the R of ``full``)."""
+    if getattr(op, "pivoting", False):
+        raise NotConvertible("QR with pivoting")
+    mode = {"full": "complete", "economic": "reduced"}.get(op.mode, op.mode)
+    a = cast(inputs[0], _out(node))
+    if mode in ("complete", "reduced"):
+        q, r = hb.qr(a, mode=mode)
+        return [q, r]
+    if mode == "r":
+        _, r = hb.qr(a, mode="complete")
+        return r
+    raise NotConvertible(f"QR mode {op.mode!r}")
+
+
+@register("QRFull")
+def convert_qr_full(op, node, inputs, ctx):
+    """PyTensor 2.x's numpy.linalg.qr (``r`` is the reduced R there)."""
+    mode = op.mode
+    a = cast(inputs[0], _out(node))
+    if mode in ("complete", "reduced"):
+        q, r = hb.qr(a, mode=mode)
+        return [q, r]
+    if mode == "r":
+        return hb.qr(a, mode="r")
+    raise NotConvertible(f"QR mode {mode!r}")
+
+
+@register("Expm")
+def convert_expm(op, node, inputs, ctx):
+    return hb.expm(cast(inputs[0], _out(node)))
+
+
+@register("KroneckerProduct")
+def convert_kron(op, node, inputs, ctx):
+    a, b = (cast(v, _out(node)) for v in inputs)
+    return hb.kron(a, b)
+
+
+@register("SolveSylvester")
+def convert_solve_sylvester(op, node, inputs, ctx):
+    a, b, q = (cast(v, _out(node)) for v in inputs)
+    return hb.solve_sylvester(a, b, q)
+
+
+@register("LUFactor")
+def convert_lu_factor(op, node, inputs, ctx):
+    lu, piv = hb.lu_factor(cast(inputs[0], _out(node)))
+    return [lu, piv]
+
+
+@register("PivotToPermutations")
+def convert_pivot_to_permutations(op, node, inputs, ctx):
+    """LAPACK's row swaps (``piv[i]``: the row swapped with row ``i``, in order) applied
+    to ``arange(n)`` by a loop; the inverse permutation scatters positions."""
+    (piv,) = inputs
+    n = piv.shape[0]
+    if n is None:
+        ctx.mark_shape_dependent()
+        raise NotStatic("the number of pivots is known only at run time")
+    positions = Constant(np.arange(n, dtype=np.int64))
+
+    def swap(i, j, p):
+        pi, pj = hb.getitem(p, i), hb.getitem(p, j)
+        return hb.at(hb.at(p)[i].set(pj))[j].set(pi)
+
+    if n == 0:
+        perm = positions
+    else:
+        perm = hb.scan(swap, sequences=[positions, cast(piv, "int64")], outputs_info=[positions])[-1]
+    if op.inverse:
+        return perm
+    return hb.at(hb.zeros((n,), "int64"))[perm].set(positions)
+
+
+@register("LU")
+def convert_lu(op, node, inputs, ctx):
+    """scipy.linalg.lu: ``(P, L, U)``; ``(p, L, U)`` with row indices ``p`` (``a = L[p] @ U``);
+    ``(P @ L, U)`` with ``permute_l``."""
+    p, low, up = hb.lu(cast(inputs[0], _out(node, len(node.outputs) - 1)))
+    if getattr(op, "permute_l", False):
+        return [hb.matmul(p, low), up]
+    if getattr(op, "p_indices", False):
+        return [hb.argmax(p, axis=-1), low, up]
+    return [p, low, up]

@@ -1,0 +1,126 @@
+"""Reductions, products, extra ops, sorting and linear algebra (``pytensor.tensor.math``,
+``extra_ops``, ``sort``, ``linalg``, Blockwise) through the HLOGRAPH mode against
+PyTensor's Python implementation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytensor")
+
+import pytensor  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+
+from hlograph.tests.interop.pytensor_helpers import compare_hlograph_and_py  # noqa: E402
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_reductions(dtype, rng):
+    m = pt.matrix("m", dtype=dtype)
+    outs = [m.sum(), m.sum(axis=0), m.prod(axis=1), m.max(axis=0), m.min(), pt.argmax(m, axis=1), pt.argmax(m),
+            pt.argmin(m, axis=0), pt.any(m, axis=1), pt.all(m), m.sum(axis=(0, 1), dtype="float64"),
+            pt.sum(m, axis=1, acc_dtype="float64")]
+    if dtype != "bool":
+        outs += [m.mean(axis=0), pt.max(m, axis=1, keepdims=True), m.var(axis=1), pt.prod(m, no_zeros_in_input=True)]
+    vals = rng.normal(size=(4, 3)) * 3
+    vals = vals > 0 if dtype == "bool" else vals.astype(dtype)
+    compare_hlograph_and_py([m], outs, [vals])
+
+
+def test_reductions_of_size_zero(rng):
+    e = pt.matrix("e")
+    outs = [e.sum(axis=0), e.prod(axis=0), e.sum(), pt.any(e > 0), e.mean(axis=1)]
+    compare_hlograph_and_py([e], outs, [np.zeros((0, 3))])
+
+
+def test_products(rng):
+    m, x = pt.matrix("m"), pt.vector("x")
+    i = pt.matrix("i", dtype="int32")
+    f = pt.matrix("f", dtype="float32")
+    b = pt.tensor3("b")
+    outs = [pt.dot(m, x[:3]), m @ m.T, pt.dot(x, x), pt.outer(x, x), pt.dot(i, f), pt.dot(i, i.T),
+            pt.batched_dot(b, b.transpose(0, 2, 1)), pt.tensordot(b, m, axes=[[2], [1]]),
+            pt.einsum("ij,kj->ik", m, m)]
+    compare_hlograph_and_py([m, x, i, f, b], outs, [rng.normal(size=(4, 3)), rng.normal(size=5),
+                                                    rng.integers(-5, 5, size=(3, 3)).astype(np.int32),
+                                                    rng.normal(size=(3, 2)).astype(np.float32),
+                                                    rng.normal(size=(2, 4, 3))])
+
+
+def test_softmax_family(rng):
+    m = pt.matrix("m")
+    outs = [pt.special.softmax(m, axis=-1), pt.special.log_softmax(m, axis=0), pt.special.softmax(m, axis=None),
+            pt.logsumexp(m, axis=1)]
+    compare_hlograph_and_py([m], outs, [rng.normal(size=(3, 4))])
+
+
+def test_extra_ops(rng):
+    m, x = pt.matrix("m"), pt.vector("x")
+    i = pt.vector("i", dtype="int64")
+    outs = [pt.cumsum(m, axis=0), pt.cumprod(m, axis=1), pt.cumsum(m), pt.repeat(x, 2), pt.repeat(m, [1, 0, 2], axis=1),
+            pt.extra_ops.searchsorted(pt.sort(x), m[0]), pt.extra_ops.searchsorted(pt.sort(x), m[0], side="right"),
+            pt.extra_ops.fill_diagonal(m, 5.0), pt.extra_ops.fill_diagonal_offset(m, 2.0, 1),
+            *pt.extra_ops.unravel_index(i, (3, 4)), pt.extra_ops.ravel_multi_index([i % 3, i % 4], (3, 4)),
+            pt.extra_ops.bartlett(5), pt.extra_ops.cumsum(i, axis=0), pt.diff(x)]
+    compare_hlograph_and_py([m, x, i], outs, [rng.normal(size=(4, 3)), rng.normal(size=5),
+                                              np.array([0, 5, 11], dtype=np.int64)])
+
+
+def test_sort(rng):
+    m = pt.matrix("m")
+    i = pt.vector("i", dtype="int32")
+    outs = [pt.sort(m, axis=0), pt.argsort(m, axis=1), pt.sort(m.flatten()), pt.sort(i), pt.argsort(i)]
+    compare_hlograph_and_py([m, i], outs, [rng.normal(size=(4, 3)), np.array([3, 1, 3, 0, 1], dtype=np.int32)])
+
+
+def _spd(rng, n, batch=()):
+    a = rng.normal(size=(*batch, n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def test_linalg(rng):
+    a, b = pt.matrix("a"), pt.matrix("b")
+    v, g = pt.vector("v"), pt.matrix("g")
+    chol = pt.linalg.cholesky(a)
+    outs = [chol, pt.linalg.cholesky(a, lower=False), pt.linalg.solve(a, b), pt.linalg.solve(a, v),
+            pt.linalg.solve(a, b, assume_a="pos"), pt.linalg.solve(pt.tril(a), b, assume_a="sym", lower=True),
+            pt.linalg.solve_triangular(chol, b, lower=True), pt.linalg.solve_triangular(chol.T, v, unit_diagonal=True),
+            pt.linalg.cho_solve((chol, True), b), pt.linalg.inv(a), pt.linalg.pinv(b), pt.linalg.det(a),
+            *pt.linalg.slogdet(a), pt.linalg.eigvalsh(a, None), pt.linalg.svd(b, compute_uv=False),
+            pt.linalg.expm(a / 10), pt.linalg.kron(a, b),
+            # a general matrix: row pivoting, negative determinants (det is an LU factorization
+            # after PyTensor's rewrites)
+            pt.linalg.det(g), *pt.linalg.slogdet(g), *pt.linalg.lu_factor(g), *pt.linalg.lu(g),
+            *pt.linalg.lu(g, p_indices=True), pt.linalg.solve(g, v)]
+    gv = np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 1.0]])
+    compare_hlograph_and_py([a, b, v, g], outs, [_spd(rng, 3), rng.normal(size=(3, 2)), rng.normal(size=3), gv],
+                            rtol=1e-8, atol=1e-10)
+
+
+def test_decompositions_up_to_signs(rng):
+    """Eigenvectors and singular vectors are defined up to signs: compared as products."""
+    a, b = pt.matrix("a"), pt.matrix("b")
+    w, v = pt.linalg.eigh(a)
+    u, s, vt = pt.linalg.svd(b, full_matrices=False)
+    q, r = pt.linalg.qr(b, mode="economic")
+    outs = [w, (v * w) @ v.T, abs(v), (u * s) @ vt, abs(u), q @ r, abs(r), pt.linalg.qr(b, mode="r").shape]
+    compare_hlograph_and_py([a, b], outs, [_spd(rng, 3), rng.normal(size=(4, 3))], rtol=1e-8, atol=1e-10)
+
+
+def test_batched_linalg_is_blockwise(rng):
+    a, b = pt.tensor3("a"), pt.matrix("b")
+    outs = [pt.linalg.cholesky(a), pt.linalg.solve(a, b), pt.linalg.det(a), pt.linalg.inv(a),
+            pt.linalg.solve_triangular(pt.linalg.cholesky(a), b, lower=True)]
+    compare_hlograph_and_py([a, b], outs, [_spd(rng, 3, (2,)), rng.normal(size=(3, 2))], rtol=1e-8, atol=1e-10)
+
+
+def test_gradients_match(rng):
+    """A graph of ``pytensor.grad``: the gradient graph PyTensor builds runs and matches."""
+    m, x = pt.matrix("m"), pt.vector("x")
+    cost = (pt.tanh(m @ x[:3]) ** 2).sum() + pt.logsumexp(m, axis=0).sum() + pt.linalg.det(m[:3] @ m[:3].T)
+    grads = pytensor.grad(cost, [m, x])
+    gx = pytensor.grad(pt.sum(pt.exp(x) * x[::-1]), x)
+    hvp = pytensor.grad((gx * pt.cos(x)).sum(), x)  # a Hessian-vector product (hessian() is a Scan)
+    compare_hlograph_and_py([m, x], [cost, *grads, hvp], [rng.normal(size=(4, 3)), rng.normal(size=5)],
+                            rtol=1e-9, atol=1e-11)

@@ -1,0 +1,230 @@
+"""The HLOGRAPH mode of ``pytensor.function``: registration and rewrites, the linker's
+settings, shared variables and updates, graphs with value-dependent shapes (which
+PyTensor's JAX mode rejects), the per-node fallback to PyTensor's perform, assertions,
+control flow, ``explain``, and the conversion functions."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytensor")
+
+import pytensor  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+from pytensor.compile.builders import OpFromGraph  # noqa: E402
+from pytensor.compile.mode import Mode, get_mode  # noqa: E402
+from pytensor.graph.basic import Apply  # noqa: E402
+from pytensor.graph.op import Op  # noqa: E402
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery  # noqa: E402
+from pytensor.ifelse import ifelse  # noqa: E402
+from pytensor.raise_op import Assert  # noqa: E402
+
+import hlograph as hg  # noqa: E402
+import hlograph.interop.pytensor as hgpt  # noqa: E402
+from hlograph.tests.interop.pytensor_helpers import compare_hlograph_and_py, fallbacks_of, py_mode  # noqa: E402
+
+
+def _op_names(fn) -> set[str]:
+    return {type(n.op).__name__ for n in fn.maker.fgraph.apply_nodes} | {
+        type(getattr(n.op, "scalar_op", None)).__name__ for n in fn.maker.fgraph.apply_nodes}
+
+
+def test_mode_is_registered_with_the_linker_and_rewrites():
+    m = get_mode("HLOGRAPH")
+    assert isinstance(m.linker, hgpt.HlographLinker)
+    x, a = pt.vector("x"), pt.matrix("a")
+    fn = pytensor.function([x, a], [(a @ a.T) * 2 + 1, pt.exp(x) * 2 + x], mode="HLOGRAPH")
+    names = _op_names(fn)
+    # no BLAS, fusion or in-place rewrites
+    assert not names & {"Dot22", "Gemm", "Gemv", "Dot22Scalar", "Composite"}, names
+    assert not any(n.op.destroy_map for n in fn.maker.fgraph.apply_nodes)
+    # a mode rebuilt around the linker keeps them out (as PyMC rebuilds modes)
+    rebuilt = Mode(linker=m.linker, optimizer=RewriteDatabaseQuery(include=["fast_run"]))
+    fn2 = pytensor.function([a], (a @ a.T) * 2 + 1, mode=rebuilt)
+    assert not _op_names(fn2) & {"Dot22", "Gemm", "Composite"}
+    assert not any(n.op.destroy_map for n in fn2.maker.fgraph.apply_nodes)
+    av = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(fn2(av), (av @ av.T) * 2 + 1)
+    assert isinstance(get_mode("HLOGRAPH").excluding("local_add_canonizer").linker, hgpt.HlographLinker)
+
+
+def test_mode_with_settings():
+    m = hgpt.mode(platform="cpu", pipeline="O1")
+    x = pt.vector("x")
+    fn = pytensor.function([x], pt.exp(x), mode=m)
+    np.testing.assert_allclose(fn([0.0, 1.0]), np.exp([0.0, 1.0]))
+    hfn = hgpt.hlograph_function(fn)
+    assert isinstance(hfn, hg.compiler.Function)
+    assert (hfn.pipeline, hfn.platform) == ("O1", "cpu")
+    # a second function from the same mode keeps the settings
+    fn2 = pytensor.function([x], x + 1, mode=m)
+    fn2([1.0])
+    assert hgpt.hlograph_function(fn2).pipeline == "O1"
+    with pytest.raises(ValueError):
+        hgpt.mode(pipeline="O9")
+
+
+def test_shared_variables_and_updates():
+    w = pytensor.shared(np.zeros(3), name="w")
+    count = pytensor.shared(np.int64(0), name="count")
+    x = pt.vector("x")
+    fn = pytensor.function([x], [(w * x).sum(), w * 1], updates={w: w + x, count: count + 1}, mode="HLOGRAPH")
+    first, w_seen = fn(np.ones(3))
+    second, _ = fn(np.arange(3.0))
+    assert float(first) == 0.0 and float(second) == 3.0
+    np.testing.assert_array_equal(w.get_value(), [1.0, 2.0, 3.0])
+    assert count.get_value() == 2
+    w.set_value(np.full(3, 10.0))
+    assert float(fn(np.ones(3))[0]) == 30.0
+    # results are arrays the caller owns
+    assert w_seen.flags.writeable
+    w_seen += 1
+
+
+def test_outputs_are_owned_arrays():
+    x = pt.vector("x")
+    fn = pytensor.function([x], [x, x * 2], mode="HLOGRAPH")
+    xv = np.arange(3.0)
+    same, double = fn(xv)
+    assert same.flags.writeable and double.flags.writeable
+    assert not np.may_share_memory(same, xv)
+    same[0] = 7.0
+    assert xv[0] == 0.0
+
+
+def test_givens_and_single_output():
+    x, y = pt.vector("x"), pt.vector("y")
+    fn = pytensor.function([y], x * 2, givens={x: y + 1}, mode="HLOGRAPH")
+    out = fn(np.ones(2))
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_array_equal(out, [4.0, 4.0])
+
+
+def test_graphs_with_value_dependent_shapes(rng):
+    """What PyTensor's JAX mode rejects (boolean indexing, arange of a value, nonzero,
+    unique, slices up to a value) runs here: host ops inside the compiled function."""
+    x = pt.vector("x")
+    n = pt.scalar("n", dtype="int64")
+    outs = [x[x > 0], pt.arange(n) * 2, pt.nonzero(x > 0)[0], pt.unique(pt.round(x)), x[:n].sum()]
+    xv = rng.normal(size=8)
+    fn, _ = compare_hlograph_and_py([x, n], outs, [xv, 3])
+    got = fn(np.linspace(-1, 1, 11), 5)  # another count of positive values, another n
+    np.testing.assert_array_equal(got[0], np.linspace(-1, 1, 11)[6:])
+    np.testing.assert_array_equal(got[1], np.arange(5) * 2)
+    assert "host" in hgpt.explain(fn)
+
+
+def test_jax_mode_rejects_them():
+    jax = pytest.importorskip("jax")
+    x64 = jax.config.jax_enable_x64
+    try:
+        x = pt.vector("x")
+        n = pt.scalar("n", dtype="int64")
+        for out in (x[x > 0], pt.arange(n)):
+            with pytest.raises(Exception):
+                pytensor.function([x, n], out, mode="JAX", on_unused_input="ignore")(np.ones(3), 2)
+    finally:  # importing PyTensor's JAX backend sets jax's x64 flag from floatX
+        jax.config.update("jax_enable_x64", x64)
+
+
+def test_shapes_specialize_per_call(rng):
+    m = pt.matrix("m")
+    fn = pytensor.function([m], [pt.zeros((m.shape[0], 2)) + m[:, :2], m.reshape((m.shape[1], -1))], mode="HLOGRAPH")
+    cg = hgpt.compiled_graph(fn)
+    assert cg.specialized
+    for shape in [(3, 2), (4, 5), (3, 2)]:
+        mv = rng.normal(size=shape)
+        got = fn(mv)
+        np.testing.assert_array_equal(got[0], mv[:, :2])
+        np.testing.assert_array_equal(got[1], mv.reshape(shape[1], -1))
+    assert len(cg.conversions()) == 2 and not fallbacks_of(fn)
+
+
+class _HostOnlyCumsum(Op):
+    """A PyTensor Op with only a Python perform (positive values' running sum)."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [pt.vector(dtype=x.dtype)])
+
+    def perform(self, node, inputs, outputs):
+        (x,) = inputs
+        outputs[0][0] = np.cumsum(x[x > 0])
+
+
+def test_fallback_runs_pytensor_perform_with_one_warning():
+    x = pt.vector("x")
+    op = _HostOnlyCumsum()
+    outs = [op(x) * 2, op(x * 3).sum() + x.sum()]
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        fn, _ = compare_hlograph_and_py([x], outs, [np.array([1.0, -2.0, 3.0, 0.5])], allow_fallback=True)
+    ours = [r for r in rec if issubclass(r.category, hgpt.FallbackWarning)]
+    assert len(ours) == 1 and "_HostOnlyCumsum" in str(ours[0].message)
+    assert not [r for r in rec if "PyTensorPerform" in str(r.message)]  # not hlograph's generic one
+    assert [name for name, _ in fallbacks_of(fn)] == ["_HostOnlyCumsum", "_HostOnlyCumsum"]
+    assert "_HostOnlyCumsum.perform" in hgpt.explain(fn)
+    # once per Op class
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hgpt.FallbackWarning)
+        pytensor.function([x], op(x + 1), mode="HLOGRAPH")(np.ones(2))
+
+
+def test_scan_runs_through_its_perform():
+    x = pt.vector("x")
+    out = pytensor.scan(lambda xi, acc: acc + xi ** 2, sequences=[x], outputs_info=[pt.zeros(())],
+                        return_updates=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hgpt.FallbackWarning)
+        fn, _ = compare_hlograph_and_py([x], [out, out[-1] * 2], [np.arange(4.0)], allow_fallback=True)
+    assert "Scan" in {name for name, _ in fallbacks_of(fn)}
+
+
+def test_random_variables_are_not_supported_yet():
+    with pytest.raises(NotImplementedError, match="random generators"):
+        pytensor.function([], pt.random.normal(size=3), mode="HLOGRAPH")
+
+
+def test_assertions_raise_pytensor_exceptions():
+    x = pt.vector("x")
+    fn = pytensor.function([x], Assert("x must be positive")(x, pt.all(x > 0)) * 2, mode="HLOGRAPH")
+    np.testing.assert_array_equal(fn(np.ones(2)), [2.0, 2.0])
+    with pytest.raises(AssertionError, match="x must be positive"):
+        fn(-np.ones(2))
+
+
+def test_ifelse_and_op_from_graph(rng):
+    x, y = pt.vector("x"), pt.vector("y")
+    c = pt.scalar("c", dtype="int64")
+    ofg = OpFromGraph([x, y], [x * y, x - pt.exp(y)], inline=False)
+    p, q = ofg(x, y)
+    outs = [ifelse(c > 2, x * 2, y + 1), *ifelse(pt.lt(c, 0), [x.sum(), y], [x.prod(), y * 2]), p + q]
+    fn, _ = compare_hlograph_and_py([x, y, c], outs, [rng.normal(size=3), rng.normal(size=3), 3])
+    np.testing.assert_allclose(fn(np.ones(3), np.ones(3), -1)[0], [2.0, 2.0, 2.0])
+
+
+def test_explain_and_hlograph_function():
+    x = pt.vector("x")
+    fn = pytensor.function([x], [pt.exp(x).sum(), x[x > 0]], mode="HLOGRAPH")
+    text = hgpt.explain(fn)
+    assert "segment" in text and "BooleanMask" in text
+    with pytest.raises(TypeError, match="HLOGRAPH"):
+        hgpt.explain(pytensor.function([x], x * 2, mode=py_mode))
+
+
+def test_from_pytensor_and_from_fgraph(rng):
+    x, m = pt.vector("x"), pt.matrix("m")
+    g = hgpt.from_pytensor([x], pt.exp(x).sum())
+    assert isinstance(g, hg.Graph) and g.single_output
+    assert g.inputs[0].type == hg.TensorType("float64", (None,))
+    np.testing.assert_allclose(hg.compile(g)(np.arange(3.0)), np.exp(np.arange(3.0)).sum())
+    fn = pytensor.function([m], m.reshape((m.shape[0] * m.shape[1],)) * 2, mode="HLOGRAPH")
+    typed = hgpt.from_fgraph(fn.maker.fgraph, [hg.TensorType("float64", (2, 3))])
+    assert typed.inputs[0].type.shape == (2, 3) and typed.outputs[0].type.shape == (6,)
+    mv = rng.normal(size=(2, 3))
+    np.testing.assert_allclose(hg.compile(typed)(mv)[0], mv.reshape(-1) * 2)
