@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import Apply, Graph, Op, Variable
+from ..graph import Apply, Graph, Op, Variable, subgraph
 from ..types import TensorType
 from .basic import as_variable, broadcast_shapes
 from .control import Composite
@@ -142,6 +142,81 @@ class Blockwise(Op):
             for out, r in zip(outs, res):
                 out[idx] = r
         return outs
+
+    # --- derivatives: the core op's rule, built once on a core node of fresh core-typed
+    # inputs and applied blockwise: a Blockwise of a Composite whose inputs are the core
+    # inputs, the core outputs the rule reads (the node's own outputs, not recomputed) and
+    # the core cotangents (tangents); cotangents of inputs whose batch dims were broadcast
+    # are summed back to their shapes. (A traced function's core is a Composite, whose
+    # rules differentiate its graph.)
+    def pullback(self, node, cotangents):
+        if all(c is None for c in cotangents):
+            return [None] * len(node.inputs)
+        core = self.core_node([v.type for v in node.inputs])
+        cts = [None if c is None else Variable(o.type, name=f"ct{j}")
+               for j, (c, o) in enumerate(zip(cotangents, core.outputs))]
+        results = core.op.pullback(core, cts)
+        batched = self._apply_rule(node, core, cts, cotangents, results, self.in_sigs, "pullback")
+        from ..autodiff import sum_to  # function-local: autodiff imports ops modules
+        return [sum_to(g, x) if isinstance(g, Variable) else g for g, x in zip(batched, node.inputs)]
+
+    def pushforward(self, node, tangents):
+        if all(t is None for t in tangents):
+            return [None] * len(node.outputs)
+        core = self.core_node([v.type for v in node.inputs])
+        ts = [None if t is None else Variable(x.type, name=f"t{i}")
+              for i, (t, x) in enumerate(zip(tangents, core.inputs))]
+        results = core.op.pushforward(core, ts)
+        return self._apply_rule(node, core, ts, tangents, results, self.out_sigs, "pushforward")
+
+    def _apply_rule(self, node: Apply, core: Apply, seeds: list[Variable | None],
+                    values: list[Variable | None], results: list, result_sigs, kind: str) -> list:
+        """``results`` (built from the core node's inputs and outputs and the ``seeds``)
+        batched over the node's batch dims: one Blockwise node whose inputs are the node's
+        inputs, the outputs the results read and the ``values`` given for the seeds."""
+        wanted = [(j, r) for j, r in enumerate(results) if isinstance(r, Variable)]
+        final: list[Any] = [r if not isinstance(r, Variable) else None for r in results]
+        if not wanted:
+            return final
+        roots = [r for _, r in wanted]
+        used = _ancestor_ids(roots)
+        ins = list(core.inputs)
+        sigs = list(self.in_sigs)
+        args = list(node.inputs)
+        for o, v, sig in zip(core.outputs, node.outputs, self.out_sigs):
+            if id(o) in used:
+                ins.append(o)
+                sigs.append(sig)
+                args.append(v)
+        seed_sigs = self.out_sigs if kind == "pullback" else self.in_sigs
+        for s_, v, sig in zip(seeds, values, seed_sigs):
+            if s_ is not None and id(s_) in used:
+                ins.append(s_)
+                sigs.append(sig)
+                args.append(v)
+        graph = subgraph(ins, roots)
+        name = f"{type(self.core_op).__name__.lower()}_{kind}"
+        signature = (",".join("(" + ",".join(sig) + ")" for sig in sigs) + "->"
+                     + ",".join("(" + ",".join(result_sigs[j]) + ")" for j, _ in wanted))
+        batched = Blockwise(Composite(graph, name if name.isidentifier() else kind), signature)(*args)
+        batched = [batched] if isinstance(batched, Variable) else batched
+        for (j, _), b in zip(wanted, batched):
+            final[j] = b
+        return final
+
+
+def _ancestor_ids(roots: Sequence[Variable]) -> set[int]:
+    """ids of ``roots`` and of every value they are computed from."""
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if v.owner is not None:
+            stack.extend(v.owner.inputs)
+    return seen
 
 
 def _name(fn: Callable) -> str:

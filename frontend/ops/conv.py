@@ -26,11 +26,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..graph import Apply, Op, Variable
-from ..types import DTYPES, TensorType
+from ..graph import Apply, Op, UndefinedGradient, Variable
+from ..types import DTYPES, TensorType, is_inexact
 from .basic import as_variable, result_type
 from .indexing import getitem
-from .shape import reshape, transpose
+from .shape import reshape, transpose, zeros_like
 
 __all__ = ["ConvGeneralDilated", "conv_general_dilated", "conv_transpose", "convolve"]
 
@@ -246,6 +246,97 @@ class ConvGeneralDilated(Op):
         for j, d in enumerate(out_spec):
             perm[d] = j
         return [np.asarray(np.transpose(out, perm), dtype=dt)]
+
+    # --- derivatives: bilinear; each operand's cotangent is itself a convolution, as jax's
+    # _conv_general_dilated_transpose_lhs/rhs (jax/_src/lax/convolution.py): strides and
+    # lhs dilation trade places, the paddings follow from the shapes, feature and batch
+    # groups fold into each other. No conjugates for complex operands (jax's convention).
+    def pullback(self, node, cotangents):
+        (ct,), (lhs, rhs) = cotangents, node.inputs
+        if ct is None or not is_inexact(lhs.dtype):
+            return [None, None]
+        (_, lc, *ls), _, (_, oc, *os_) = self.specs
+        for x, dims in ((lhs, [lc, *ls]), (rhs, range(rhs.ndim)), (node.outputs[0], [oc, *os_])):
+            if any(x.shape[d] is None for d in dims):
+                undefined = UndefinedGradient(
+                    f"its derivative needs static feature and spatial dims and a static kernel, got "
+                    f"{lhs.type} and {rhs.type}")
+                return [undefined, undefined]
+        return [self._lhs_cotangent(ct, lhs, rhs), self._rhs_cotangent(ct, lhs, rhs)]
+
+    def pushforward(self, node, tangents):
+        (tl, tr), (lhs, rhs) = tangents, node.inputs
+        if not is_inexact(lhs.dtype):
+            return [None]
+        terms = ([] if tl is None else [self(tl, rhs)]) + ([] if tr is None else [self(lhs, tr)])
+        if not terms:
+            return [None]
+        return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
+
+    def _spatial(self, lhs: Variable, rhs: Variable, out: Variable) -> tuple[list, list, list]:
+        (_, _, *ls), (_, _, *rs), (_, _, *os_) = self.specs
+        return ([lhs.shape[d] for d in ls], [rhs.shape[d] for d in rs], [out.shape[d] for d in os_])
+
+    def _lhs_cotangent(self, ct: Variable, lhs: Variable, rhs: Variable) -> Variable:
+        lhs_spec, rhs_spec, out_spec = self.specs
+        groups, batch_groups = self.feature_group_count, self.batch_group_count
+        w = rhs
+        if groups > 1 or batch_groups > 1:  # the groups move from the kernel's O dim into its I dim
+            w = _reshape_axis_out_of(rhs_spec[0], max(groups, batch_groups), w)
+            w = _reshape_axis_into(rhs_spec[0], rhs_spec[1], w)
+        w = getitem(w, tuple(slice(None, None, -1) if d in rhs_spec[2:] else slice(None) for d in range(w.ndim)))
+        n, k, o = self._spatial(lhs, rhs, ct)
+        pads = []
+        for j, (lo, _) in enumerate(self.padding):
+            lhs_d = _dilate(n[j], self.lhs_dilation[j])
+            rhs_d = _dilate(k[j], self.rhs_dilation[j])
+            out_d = _dilate(o[j], self.window_strides[j])
+            before = rhs_d - lo - 1
+            pads.append((before, lhs_d + rhs_d - 1 - out_d - before))
+        t_rhs_spec = (rhs_spec[1], rhs_spec[0]) + rhs_spec[2:]
+        op = ConvGeneralDilated(self.lhs_dilation, pads, self.window_strides, self.rhs_dilation,
+                                (out_spec, t_rhs_spec, lhs_spec), max(groups, batch_groups), 1)
+        out = op(ct, w)
+        if batch_groups > 1:  # the batch groups come back out of the features
+            out = _reshape_axis_out_of(lhs_spec[1], batch_groups, out)
+            out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
+        return out
+
+    def _rhs_cotangent(self, ct: Variable, lhs: Variable, rhs: Variable) -> Variable:
+        if 0 in ct.shape:
+            return zeros_like(rhs)
+        groups, batch_groups = self.feature_group_count, self.batch_group_count
+        if batch_groups > 1:
+            groups, batch_groups = batch_groups, 1
+        elif groups > 1:
+            groups, batch_groups = 1, groups
+        n, k, o = self._spatial(lhs, rhs, ct)
+        pads = []
+        for j, (lo, _) in enumerate(self.padding):
+            lhs_d = _dilate(n[j], self.lhs_dilation[j])
+            rhs_d = _dilate(k[j], self.rhs_dilation[j])
+            out_d = _dilate(o[j], self.window_strides[j])
+            pads.append((lo, out_d - lhs_d + rhs_d - lo - 1))
+        lhs_t, rhs_t, out_t = ((s[1], s[0]) + s[2:] for s in self.specs)
+        op = ConvGeneralDilated(self.rhs_dilation, pads, self.lhs_dilation, self.window_strides,
+                                (lhs_t, out_t, rhs_t), groups, batch_groups)
+        return op(lhs, ct)
+
+
+def _reshape_axis_out_of(src: int, size: int, x: Variable) -> Variable:
+    """Dim ``src`` of ``x`` split into (size, rest), major first."""
+    shape = list(x.shape)
+    shape[src:src + 1] = [size, -1 if shape[src] is None else shape[src] // size]
+    return reshape(x, [-1 if d is None else d for d in shape])
+
+
+def _reshape_axis_into(src: int, dst: int, x: Variable) -> Variable:
+    """Dim ``src`` of ``x`` merged into dim ``dst`` (numbered without ``src``) as its major part."""
+    perm = [i for i in range(x.ndim) if i != src]
+    perm.insert(dst, src)
+    shape = [x.shape[i] for i in range(x.ndim) if i != src]
+    shape[dst] = None if shape[dst] is None else shape[dst] * x.shape[src]
+    return reshape(transpose(x, perm), [-1 if d is None else d for d in shape])
 
 
 # --- builders ------------------------------------------------------------------------------

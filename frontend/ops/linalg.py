@@ -31,14 +31,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..graph import Apply, Op, Variable
+from ..graph import Apply, Constant, Op, UndefinedGradient, Variable
 from ..types import DTYPES, TensorType, is_complex, is_float
 from ..types import is_inexact
 from .basic import as_variable, broadcast_shapes, normalize_axes, result_type
 from .elemwise import abs as abs_, astype, not_equal, power, sqrt, square
+from .elemwise import conj, equal, imag, multiply, real, reciprocal, where
 from .indexing import getitem
 from .reduction import any as any_, max as max_, min as min_, sum as sum_
-from .shape import broadcast_to, expand_dims, eye, reshape, transpose
+from .shape import broadcast_to, concatenate, expand_dims, eye, reshape, squeeze, transpose, zeros_like
 
 __all__ = [
     "DotGeneral", "matmul", "dot", "tensordot", "einsum", "outer", "matrix_power", "norm",
@@ -667,7 +668,203 @@ class LinalgOp(Op):
         with np.errstate(all="ignore"):
             outs = self.compute(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
-        return [np.asarray(o, dtype=v.dtype).reshape(v.type.shape) for o, v in zip(outs, node.outputs)]
+        return [np.asarray(o, dtype=v.dtype).reshape(v.type.shape) if v.type.is_static
+                else np.asarray(o, dtype=v.dtype) for o, v in zip(outs, node.outputs)]
+
+
+# --- derivatives of the decompositions -----------------------------------------------------
+# jax's rules (jax/_src/lax/linalg.py, jax/_src/numpy/linalg.py): each ``pushforward`` is
+# jax's JVP and each ``pullback`` its transpose under the pairing Re(sum(a * b)), with no
+# conjugates (the transpose of ``t -> m @ t`` is ``c -> m^T @ c``), written out, or built by
+# transposing the pushforward (``_transposed_pushforward``: QR, LU, LUFactor, Pinv).
+# Ops that read one triangle of a matrix (Cholesky, Eigh, the triangular solvers)
+# differentiate what they read: the other triangle gets no gradient. Rules that build
+# triangle masks or identities need static matrix dims.
+
+def _autodiff():
+    # function-local: autodiff imports this package's elemwise/reduction/shape modules
+    from .. import autodiff
+    return autodiff
+
+
+def _sum_to(g: Variable, x: Variable) -> Variable:
+    return _autodiff().sum_to(g, x)
+
+
+def _dynamic_core(node: Apply) -> UndefinedGradient | None:
+    """An UndefinedGradient when a float input of ``node`` has unknown matrix dims."""
+    for x, k in zip(node.inputs, node.op.core_ndims(node.inputs)):
+        if is_inexact(x.dtype) and None in x.shape[x.ndim - k:]:
+            return UndefinedGradient(f"its derivative needs static matrix dims, got {x.type}")
+    return None
+
+
+def _const(value: Any, dtype: np.dtype) -> Constant:
+    return Constant(np.asarray(value, dtype=dtype))
+
+
+def _as(x: Variable, dtype: np.dtype) -> Variable:
+    return x if x.dtype == dtype else astype(x, dtype)
+
+
+def _mT(x: Variable) -> Variable:
+    n = x.ndim
+    return transpose(x, list(range(n - 2)) + [n - 1, n - 2])
+
+
+def _cj(x: Variable) -> Variable:
+    return conj(x) if is_complex(x.dtype) else x
+
+
+def _mH(x: Variable) -> Variable:
+    return _cj(_mT(x))
+
+
+def _masked(x: Variable, mask: np.ndarray) -> Variable:
+    """``x`` where the constant bool ``mask`` (over its last two dims) holds, else 0."""
+    return where(Constant(mask), x, _const(0, x.dtype))
+
+
+def _tril(x: Variable, k: int = 0) -> Variable:
+    return _masked(x, np.tri(x.shape[-2], x.shape[-1], k, dtype=bool))
+
+
+def _triu(x: Variable, k: int = 0) -> Variable:
+    return _masked(x, ~np.tri(x.shape[-2], x.shape[-1], k - 1, dtype=bool))
+
+
+def _triangle(x: Variable, lower: bool, strict: bool = False) -> Variable:
+    return _tril(x, -1 if strict else 0) if lower else _triu(x, 1 if strict else 0)
+
+
+def _eye(n: int, m: int, dtype: np.dtype) -> Constant:
+    return Constant(np.eye(n, m, dtype=dtype))
+
+
+def _diag_part(x: Variable) -> Variable:
+    """The diagonal of the last two (equal) dims."""
+    return sum_(_masked(x, np.eye(x.shape[-1], dtype=bool)), axis=-1)
+
+
+def _diag_matrix(v: Variable) -> Variable:
+    """A stack of diagonal matrices with ``v`` (..., n) on their diagonals."""
+    return multiply(expand_dims(v, -1), _eye(v.shape[-1], v.shape[-1], v.dtype))
+
+
+def _cols(x: Variable, v: Variable) -> Variable:
+    """``x @ diag(v)``: column j of ``x`` times ``v[..., j]``."""
+    return multiply(x, expand_dims(_as(v, x.dtype), -2))
+
+
+def _rows(x: Variable, v: Variable) -> Variable:
+    """``diag(v) @ x``: row i of ``x`` times ``v[..., i]``."""
+    return multiply(x, expand_dims(_as(v, x.dtype), -1))
+
+
+def _i_imag(x: Variable) -> Variable:
+    """``1j * imag(x)`` in ``x``'s complex dtype."""
+    return multiply(astype(imag(x), x.dtype), _const(1j, x.dtype))
+
+
+def _half_diagonal(x: Variable, lower: bool) -> Variable:
+    """The lower (upper) triangle of ``x`` with its diagonal halved."""
+    n = x.shape[-1]
+    weights = np.ones((n, n)) - 0.5 * np.eye(n)
+    return _triangle(multiply(x, _const(weights, x.dtype)), lower)
+
+
+def _hermitian_from(t: Variable, lower: bool) -> Variable:
+    """The Hermitian matrix an op reading the lower (upper) triangle of ``t`` sees: the
+    strict triangle, its conjugate transpose and the real part of the diagonal (LAPACK
+    ignores the diagonal's imaginary parts)."""
+    s = _triangle(t, lower, strict=True)
+    d = _diag_part(t)
+    if is_complex(t.dtype):
+        d = astype(real(d), t.dtype)
+    return s + _mH(s) + _diag_matrix(d)
+
+
+def _hermitian_from_transpose(g: Variable, lower: bool) -> Variable:
+    """The transpose of ``_hermitian_from``: the cotangent of the triangle read."""
+    return _half_diagonal(g + _mH(g), lower)
+
+
+def _transposed_pushforward(node: Apply, cotangents: list[Variable | None]) -> list:
+    """The pullback of ``node`` from its Op's pushforward, which is linear in the tangents:
+    the vjp of the pushforward with respect to tangents whose values are never read
+    (zeros)."""
+    positions = [i for i, x in enumerate(node.inputs) if is_inexact(x.dtype)]
+    ts = [zeros_like(node.inputs[i]) for i in positions]
+    tangents: list[Variable | None] = [None] * len(node.inputs)
+    for i, t in zip(positions, ts):
+        tangents[i] = t
+    outs = node.op.pushforward(node, tangents)
+    result: list[Any] = [None] * len(node.inputs)
+    used = [(o, c) for o, c in zip(outs, cotangents) if c is not None and o is not None]
+    for o, _ in used:
+        if isinstance(o, UndefinedGradient):
+            for i in positions:
+                result[i] = o
+            return result
+    if not used:
+        return result
+    grads = _autodiff().vjp([o for o, _ in used], ts, [c for _, c in used])
+    for i, g in zip(positions, grads):
+        result[i] = g
+    return result
+
+
+def _column(v: Variable, vector: bool) -> Variable:
+    """A right-hand side as a (stack of) matrices: vectors become one-column matrices."""
+    return expand_dims(v, -1) if vector else v
+
+
+def _uncolumn(v: Variable, vector: bool) -> Variable:
+    return squeeze(v, -1) if vector else v
+
+
+def _safe_reciprocal(s: Variable) -> Variable:
+    """1 / s where s != 0, else 0."""
+    zero = astype(equal(s, _const(0, s.dtype)), s.dtype)
+    return reciprocal(s + zero) - zero
+
+
+def _thin_qr_jvp(q: Variable, r: Variable, dx: Variable) -> tuple[Variable, Variable]:
+    """jax's JVP of ``x = q r`` with square ``r``: (dq, dr)."""
+    dx_rinv = _mT(SolveTriangular(lower=False, trans=1)(r, _mT(dx)))   # dx r^-1
+    qt = matmul(_mH(q), dx_rinv)
+    low = _tril(qt, -1)
+    do = low - _mH(low)  # skew-Hermitian, with the imaginary diagonal of qt for complex
+    if is_complex(qt.dtype):
+        do = do + _diag_matrix(_i_imag(_diag_part(qt)))
+    return matmul(q, do - qt) + dx_rinv, matmul(qt - do, r)
+
+
+def _lu_jvp(t: Variable, p: Variable, lower: Variable, upper: Variable) -> tuple[Variable, Variable]:
+    """jax's JVP of ``p^T a = l u`` (De Hoog, Anderssen & Lukas): with l, u completed to
+    square factors L (m x m), U (n x n) and X = L^-1 p^T da U^-1, the tangents of the
+    (m x n) strict lower and upper parts: L tril(X, -1) and triu(X) U."""
+    m, n = t.shape[-2:]
+    k = min(m, n)
+    dt = t.dtype
+    lf, uf = lower, upper
+    if m > k:
+        lf = matmul(lower, _eye(k, m, dt)) + _const(np.diag([0] * k + [1] * (m - k)), dt)
+    if n > k:
+        uf = matmul(_eye(n, k, dt), upper) + _const(np.diag([0] * k + [1] * (n - k)), dt)
+    la = SolveTriangular(lower=True, unit_diagonal=True)(lf, matmul(_mT(_as(p, dt)), t))
+    x = _mT(SolveTriangular(lower=False, trans=1)(uf, _mT(la)))        # ... U^-1
+    return matmul(lf, _tril(x, -1)), matmul(_triu(x), uf)
+
+
+def _expm_frechet(a: Variable, e: Variable) -> Variable:
+    """The Frechet derivative of expm at ``a`` along ``e`` (same shapes): the top-right
+    block of expm([[a, e], [0, a]])."""
+    n = a.shape[-1]
+    top = concatenate([a, e], axis=-1)
+    bottom = concatenate([zeros_like(a), a], axis=-1)
+    big = Expm()(concatenate([top, bottom], axis=-2))
+    return getitem(big, (Ellipsis, slice(None, n), slice(n, None)))
 
 
 def _min(m, n):
@@ -687,6 +884,41 @@ class Cholesky(LinalgOp):
 
     def compute(self, a):
         return np.linalg.cholesky(a, upper=self.upper)
+
+    # --- derivatives: with S the Hermitian matrix read from a's triangle and S = L L^H,
+    # dL = L Phi(L^-1 dS L^-H), Phi the lower triangle with its diagonal halved; the
+    # pullback is S's cotangent L^-T Phi(L^T Lbar) conj(L)^-1, folded onto the triangle.
+    def _lower_factor(self, node: Apply) -> Variable:
+        out = node.outputs[0]
+        return _mH(out) if self.upper else out
+
+    def pullback(self, node, cotangents):
+        (ct,) = cotangents
+        if ct is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined]
+        lf = self._lower_factor(node)
+        lbar = _mH(ct) if self.upper else ct
+        p = _half_diagonal(matmul(_mT(lf), lbar), lower=True)
+        m = SolveTriangular(lower=True, trans=1)(lf, p)                 # L^-T P
+        g = _mT(SolveTriangular(lower=True, trans=2)(lf, _mT(m)))       # ... conj(L)^-1
+        return [_hermitian_from_transpose(g, lower=not self.upper)]
+
+    def pushforward(self, node, tangents):
+        (t,) = tangents
+        if t is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined]
+        lf = self._lower_factor(node)
+        s = _hermitian_from(t, lower=not self.upper)
+        tmp = SolveTriangular(lower=True)(lf, s)                         # L^-1 S
+        x = SolveTriangular(lower=True)(lf, _mH(tmp))                    # L^-1 S L^-H
+        dl = matmul(lf, _half_diagonal(x, lower=True))
+        return [_mH(dl) if self.upper else dl]
 
 
 class QR(LinalgOp):
@@ -709,6 +941,48 @@ class QR(LinalgOp):
     def compute(self, a):
         out = np.linalg.qr(a, mode=self.mode)
         return (out,) if self.mode == "r" else tuple(out)
+
+    # --- derivatives: jax's JVP (thin QR, the wide case through the leading square
+    # block, complete Q of a tall matrix from its Householder structure); the pullback
+    # transposes it.
+    def pullback(self, node, cotangents):
+        return _transposed_pushforward(node, cotangents)
+
+    def pushforward(self, node, tangents):
+        (t,), (a,) = tangents, node.inputs
+        n_out = len(node.outputs)
+        if t is None:
+            return [None] * n_out
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined] * n_out
+        m, n = a.shape[-2:]
+        q, r = (QR("reduced")(a) if self.mode == "r" else node.outputs)
+        if m < n:  # a = q [r1 r2]: r1 from the square block, r2 = q^H a2
+            a2 = getitem(a, (Ellipsis, slice(None), slice(m, None)))
+            t1 = getitem(t, (Ellipsis, slice(None), slice(None, m)))
+            t2 = getitem(t, (Ellipsis, slice(None), slice(m, None)))
+            r1 = getitem(r, (Ellipsis, slice(None), slice(None, m)))
+            dq, dr1 = _thin_qr_jvp(q, r1, t1)
+            dr = concatenate([dr1, matmul(_mH(dq), a2) + matmul(_mH(q), t2)], axis=-1)
+        elif self.mode != "complete" or m == n:
+            dq, dr = _thin_qr_jvp(q, r, t)
+        else:  # complete q of a tall matrix (arXiv:2409.13374, as jax)
+            q_mn = getitem(q, (Ellipsis, slice(None), slice(None, n)))
+            q_mp = getitem(q, (Ellipsis, slice(None), slice(n, None)))
+            r_nn = getitem(r, (Ellipsis, slice(None, n), slice(None)))
+            dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, t)
+            q_nn = getitem(q_mn, (Ellipsis, slice(None, n), slice(None)))
+            q_pn = getitem(q_mn, (Ellipsis, slice(n, None), slice(None)))
+            dq_nn = getitem(dq_mn, (Ellipsis, slice(None, n), slice(None)))
+            dq_pn = getitem(dq_mn, (Ellipsis, slice(n, None), slice(None)))
+            z_pn_h = Solve()(_mH(q_nn - _eye(n, n, a.dtype)), _mH(q_pn))
+            z_pn = _mH(z_pn_h)
+            dq_mp = matmul(dq_mn, z_pn_h) - matmul(q_mn + matmul(q_mp, z_pn),
+                                                    _mH(dq_pn - matmul(z_pn, dq_nn)))
+            dq = concatenate([dq_mn, dq_mp], axis=-1)
+            dr = matmul(_eye(m, n, a.dtype), dr_nn)
+        return [dr] if self.mode == "r" else [dq, dr]
 
 
 class SVD(LinalgOp):
@@ -735,6 +1009,115 @@ class SVD(LinalgOp):
         out = np.linalg.svd(a, full_matrices=self.full_matrices, compute_uv=self.compute_uv)
         return tuple(out) if self.compute_uv else (out,)
 
+    # --- derivatives: jax's JVP of the thin SVD, with dS = U^H dA V: ds = Re diag(dS);
+    # dU, dV from F = 1 / (s_j^2 - s_i^2) (distinct singular values; equal ones give
+    # inf/nan as in jax) plus the parts outside the spans of U (tall) or V (wide).
+    # U and V of a full SVD of a non-square matrix have none (jax has none either).
+    def _thin(self, node: Apply) -> tuple[Variable, Variable, Variable]:
+        m, n = node.inputs[0].shape[-2:]
+        if self.compute_uv and (not self.full_matrices or m == n):
+            u, s, vh = node.outputs
+            return u, s, vh
+        return tuple(SVD(False, True)(node.inputs[0]))
+
+    def _uv_undefined(self, node: Apply) -> UndefinedGradient | None:
+        m, n = node.inputs[0].shape[-2:]
+        if self.compute_uv and self.full_matrices and m != n:
+            return UndefinedGradient(
+                f"u and vh of a full SVD of a non-square matrix ({node.inputs[0].type}) have "
+                f"no derivative (the extra columns are not unique); use full_matrices=False"
+            )
+        return None
+
+    def _f(self, s: Variable, dtype: np.dtype) -> Variable:
+        """1 / (s_j^2 - s_i^2) off the diagonal, 0 on it (in ``dtype``)."""
+        k = s.shape[-1]
+        sj, si = expand_dims(s, -2), expand_dims(s, -1)
+        one = _eye(k, k, s.dtype)
+        return _as(reciprocal((sj + si) * (sj - si) + one) - one, dtype)
+
+    def pullback(self, node, cotangents):
+        a = node.inputs[0]
+        if self.compute_uv:
+            cu, cs, cvh = cotangents
+        else:
+            (cs,), cu, cvh = cotangents, None, None
+        if cu is None and cs is None and cvh is None:
+            return [None]
+        undefined = _dynamic_core(node) or (
+            self._uv_undefined(node) if cu is not None or cvh is not None else None)
+        if undefined is not None:
+            return [undefined]
+        dt = a.dtype
+        m, n = a.shape[-2:]
+        u, s, vh = self._thin(node)
+        v = _mH(vh)
+        terms = []  # the cotangent of dS = U^H dA V
+        if cs is not None:
+            terms.append(_diag_matrix(_as(cs, dt)))
+        if cu is not None or cvh is not None:
+            f = self._f(s, dt)
+            if cu is not None:
+                zu = matmul(_mT(u), cu)
+                wu = multiply(f, zu)
+                terms.append(_cols(wu + _mH(wu), s))
+                if is_complex(dt):  # the imaginary diagonal of U^H dU
+                    q = _diag_matrix(_diag_part(zu) * _as(_safe_reciprocal(s), dt) * _const(0.5, dt))
+                    terms.append(q - _mH(q))
+            if cvh is not None:
+                cv = _mH(cvh)
+                wv = multiply(f, matmul(_mT(v), cv))
+                terms.append(_rows(wv + _mH(wv), s))
+        dsbar = terms[0]
+        for term in terms[1:]:
+            dsbar = dsbar + term
+        g = matmul(matmul(_cj(u), dsbar), _mT(v))
+        if cu is not None and m > n:    # dU += (I - U U^H) dA V / s
+            y = _cols(cu, reciprocal(s))
+            y = y - matmul(_cj(u), matmul(_mT(u), y))
+            g = g + matmul(y, _mT(v))
+        if cvh is not None and n > m:   # dV += (I - V V^H) dA^H U / s
+            y = _cols(_mH(cvh), reciprocal(s))
+            y = y - matmul(_cj(v), matmul(_mT(v), y))
+            g = g + _mH(matmul(y, _mT(u)))
+        return [g]
+
+    def pushforward(self, node, tangents):
+        (t,), a = tangents, node.inputs[0]
+        n_out = len(node.outputs)
+        if t is None:
+            return [None] * n_out
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined] * n_out
+        dt = a.dtype
+        m, n = a.shape[-2:]
+        u, s, vh = self._thin(node)
+        v = _mH(vh)
+        dsm = matmul(matmul(_mH(u), t), v)
+        ds = _diag_part(dsm)
+        ds = real(ds) if is_complex(dt) else ds
+        if not self.compute_uv:
+            return [ds]
+        undefined = self._uv_undefined(node)
+        if undefined is not None:
+            return [undefined, ds, undefined]
+        f = self._f(s, dt)
+        dss, sds = _cols(dsm, s), _rows(dsm, s)
+        inner_u = multiply(f, dss + _mH(dss))
+        if is_complex(dt):
+            inner_u = inner_u + _diag_matrix(
+                _diag_part(dsm - _mH(dsm)) * _as(_safe_reciprocal(s), dt) * _const(0.5, dt))
+        du = matmul(u, inner_u)
+        dv = matmul(v, multiply(f, sds + _mH(sds)))
+        if m > n:
+            dav = matmul(t, v)
+            du = du + _cols(dav - matmul(u, matmul(_mH(u), dav)), reciprocal(s))
+        if n > m:
+            dahu = matmul(_mH(t), u)
+            dv = dv + _cols(dahu - matmul(v, matmul(vh, dahu)), reciprocal(s))
+        return [du, ds, _mH(dv)]
+
 
 class Eigh(LinalgOp):
     """Eigen-decomposition of Hermitian matrices from one triangle, as numpy.linalg.eigh
@@ -756,6 +1139,53 @@ class Eigh(LinalgOp):
             return tuple(np.linalg.eigh(a, UPLO=self.uplo))
         return (np.linalg.eigvalsh(a, UPLO=self.uplo),)
 
+    # --- derivatives: with S the Hermitian matrix read from a's triangle and
+    # X = V^H dS V: dw = Re diag(X), dV = V (F * X), F = 1 / (w_j - w_i) off the
+    # diagonal (degenerate eigenvalues give inf/nan, as in jax).
+    def _vectors(self, node: Apply) -> tuple[Variable, Variable]:
+        if self.compute_v:
+            w, v = node.outputs
+            return w, v
+        w, v = Eigh(self.uplo, True)(node.inputs[0])
+        return w, v
+
+    @staticmethod
+    def _f(w: Variable, dtype: np.dtype) -> Variable:
+        n = w.shape[-1]
+        one = _eye(n, n, w.dtype)
+        return _as(reciprocal(expand_dims(w, -2) - expand_dims(w, -1) + one) - one, dtype)
+
+    def pullback(self, node, cotangents):
+        cw, cv = cotangents if self.compute_v else (cotangents[0], None)
+        if cw is None and cv is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined]
+        w, v = self._vectors(node)
+        xbar = None if cw is None else _diag_matrix(_as(cw, v.dtype))
+        if cv is not None:
+            term = multiply(self._f(w, v.dtype), matmul(_mT(v), cv))
+            xbar = term if xbar is None else xbar + term
+        g = matmul(matmul(_cj(v), xbar), _mT(v))
+        return [_hermitian_from_transpose(g, lower=self.uplo == "L")]
+
+    def pushforward(self, node, tangents):
+        (t,) = tangents
+        n_out = len(node.outputs)
+        if t is None:
+            return [None] * n_out
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined] * n_out
+        w, v = self._vectors(node)
+        x = matmul(matmul(_mH(v), _hermitian_from(t, lower=self.uplo == "L")), v)
+        dw = _diag_part(x)
+        dw = real(dw) if is_complex(dw.dtype) else dw
+        if not self.compute_v:
+            return [dw]
+        return [dw, matmul(v, multiply(self._f(w, v.dtype), x))]
+
 
 class Eig(LinalgOp):
     """Eigen-decomposition of general matrices, as numpy.linalg.eig / eigvals, always
@@ -774,6 +1204,41 @@ class Eig(LinalgOp):
         if self.compute_v:
             return tuple(np.linalg.eig(a))
         return (np.linalg.eigvals(a),)
+
+    # --- derivatives: the eigenvalues' (dw = diag(V^-1 dA V), distinct eigenvalues); the
+    # eigenvectors have none, as in jax (each is fixed only up to a complex scale).
+    @staticmethod
+    def _vectors_undefined() -> UndefinedGradient:
+        return UndefinedGradient(
+            f"the eigenvectors of a general matrix have no derivative (each is fixed only "
+            f"up to a complex scale); differentiate the eigenvalues (eigvals) or use eigh for "
+            f"Hermitian matrices"
+        )
+
+    def _vectors(self, node: Apply) -> Variable:
+        return node.outputs[1] if self.compute_v else Eig(True)(node.inputs[0])[1]
+
+    def pullback(self, node, cotangents):
+        cw, cv = cotangents if self.compute_v else (cotangents[0], None)
+        a = node.inputs[0]
+        if cv is not None:
+            return [self._vectors_undefined()]
+        if cw is None:
+            return [None]
+        v = self._vectors(node)
+        g = Solve()(_mT(v), _mT(_cols(v, cw)))  # V^-T diag(cw) V^T
+        return [g if is_complex(a.dtype) else astype(real(g), a.dtype)]
+
+    def pushforward(self, node, tangents):
+        (t,), a = tangents, node.inputs[0]
+        if t is None:
+            return [None] * len(node.outputs)
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined] * len(node.outputs)
+        v = self._vectors(node)
+        dw = _diag_part(matmul(Solve()(v, _as(t, v.dtype)), v))
+        return [dw, self._vectors_undefined()] if self.compute_v else [dw]
 
 
 class Inv(LinalgOp):
@@ -806,6 +1271,18 @@ class Inv(LinalgOp):
                     out[i] = np.nan
             return out.reshape(a.shape)
 
+    # --- derivatives: d(a^-1) = -a^-1 da a^-1
+    def pullback(self, node, cotangents):
+        (ct,), (y,) = cotangents, node.outputs
+        if ct is None:
+            return [None]
+        yt = _mT(y)
+        return [-matmul(matmul(yt, ct), yt)]
+
+    def pushforward(self, node, tangents):
+        (t,), (y,) = tangents, node.outputs
+        return [None if t is None else -matmul(matmul(y, t), y)]
+
 
 class Pinv(LinalgOp):
     """Moore-Penrose pseudo-inverse, as numpy.linalg.pinv: singular values below
@@ -830,6 +1307,28 @@ class Pinv(LinalgOp):
             return np.zeros(a.shape[:-2] + (n, m), a.dtype)
         return np.linalg.pinv(a, rtol=self.tolerance(a.dtype, m, n), hermitian=self.hermitian)
 
+    # --- derivatives: jax's JVP (Golub & Pereyra), valid where the rank is locally constant:
+    # dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P; the pullback transposes it.
+    # With ``hermitian``, a is the Hermitian matrix read from its lower triangle.
+    def pullback(self, node, cotangents):
+        return _transposed_pushforward(node, cotangents)
+
+    def pushforward(self, node, tangents):
+        (t,), (a,), (p,) = tangents, node.inputs, node.outputs
+        if t is None:
+            return [None]
+        if self.hermitian:
+            undefined = _dynamic_core(node)
+            if undefined is not None:
+                return [undefined]
+            a, t = _hermitian_from(a, lower=True), _hermitian_from(t, lower=True)
+        th, ph = _mH(t), _mH(p)
+        s = matmul(matmul(p, ph), th)
+        r = matmul(matmul(th, ph), p)
+        dp = (-matmul(matmul(p, t), p) + s - matmul(matmul(s, a), p)
+              + r - matmul(matmul(p, a), r))
+        return [dp]
+
 
 class Det(LinalgOp):
     """Determinant, as numpy.linalg.det."""
@@ -841,6 +1340,20 @@ class Det(LinalgOp):
 
     def compute(self, a):
         return np.linalg.det(a)
+
+    # --- derivatives: d det(a) = det(a) tr(a^-1 da) (NaN for exactly singular matrices,
+    # where jax's cofactor rule gives the adjugate)
+    def pullback(self, node, cotangents):
+        (ct,), (a,), (d,) = cotangents, node.inputs, node.outputs
+        if ct is None:
+            return [None]
+        return [multiply(expand_dims(ct * d, (-2, -1)), _mT(Inv("nan")(a)))]
+
+    def pushforward(self, node, tangents):
+        (t,), (a,), (d,) = tangents, node.inputs, node.outputs
+        if t is None:
+            return [None]
+        return [d * sum_(multiply(_mT(Inv("nan")(a)), t), axis=(-2, -1))]
 
 
 class Slogdet(LinalgOp):
@@ -854,6 +1367,28 @@ class Slogdet(LinalgOp):
 
     def compute(self, a):
         return tuple(np.linalg.slogdet(a))
+
+    # --- derivatives: with tau = tr(a^-1 da), d logabsdet = Re(tau) and, for complex a,
+    # d sign = 1j Im(tau) sign; a real sign has none
+    def pullback(self, node, cotangents):
+        (cs, cl), (a,), (sign, _) = cotangents, node.inputs, node.outputs
+        dt = a.dtype
+        c = None if cl is None else _as(cl, dt)
+        if cs is not None and is_complex(dt):
+            term = _i_imag(cs * sign)
+            c = term if c is None else c + term
+        if c is None:
+            return [None]
+        return [multiply(expand_dims(c, (-2, -1)), _mT(Inv("nan")(a)))]
+
+    def pushforward(self, node, tangents):
+        (t,), (a,), (sign, _) = tangents, node.inputs, node.outputs
+        if t is None:
+            return [None, None]
+        tau = sum_(multiply(_mT(Inv("nan")(a)), t), axis=(-2, -1))
+        if not is_complex(a.dtype):
+            return [None, tau]
+        return [multiply(_i_imag(tau), sign), real(tau)]
 
 
 class _SolveLike(LinalgOp):
@@ -889,6 +1424,26 @@ class Solve(_SolveLike):
     def compute(self, a, b):
         return np.linalg.solve(a, b)
 
+    # --- derivatives: x = a^-1 b: b's cotangent a^-T ct, a's -(a^-T ct) x^T. Vectors
+    # go through as one-column matrices (a stack of vectors is not NumPy's 1-D b).
+    def pullback(self, node, cotangents):
+        (ct,), (a, b), (x,) = cotangents, node.inputs, node.outputs
+        if ct is None:
+            return [None, None]
+        gb = Solve()(_mT(a), _column(ct, self.b_vector))
+        ga = -matmul(gb, _mT(_column(x, self.b_vector)))
+        return [_sum_to(ga, a), _sum_to(_uncolumn(gb, self.b_vector), b)]
+
+    def pushforward(self, node, tangents):
+        (ta, tb), (a, b), (x,) = tangents, node.inputs, node.outputs
+        if ta is None and tb is None:
+            return [None]
+        rhs = None if tb is None else _column(tb, self.b_vector)
+        if ta is not None:
+            term = -matmul(ta, _column(x, self.b_vector))
+            rhs = term if rhs is None else rhs + term
+        return [_uncolumn(Solve()(a, rhs), self.b_vector)]
+
 
 class SolveTriangular(_SolveLike):
     """Solution of ``op(a) x = b`` for triangular ``a``, as scipy.linalg.solve_triangular:
@@ -910,6 +1465,44 @@ class SolveTriangular(_SolveLike):
         return scipy.linalg.solve_triangular(a, b, trans=self.trans, lower=self.lower,
                                              unit_diagonal=self.unit_diagonal, check_finite=False)
 
+    # --- derivatives: x = op(a)^-1 b: b's cotangent op(a)^-T ct, op(a)'s -(op(a)^-T ct) x^T,
+    # folded back through op and onto the triangle read (without a unit diagonal).
+    def _read(self, t: Variable) -> Variable:
+        return _triangle(t, self.lower, strict=self.unit_diagonal)
+
+    def _op(self, m: Variable) -> Variable:
+        return m if self.trans == 0 else _mT(m) if self.trans == 1 else _mH(m)
+
+    def pullback(self, node, cotangents):
+        (ct,), (a, b), (x,) = cotangents, node.inputs, node.outputs
+        if ct is None:
+            return [None, None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined, undefined]
+        ct = _column(ct, self.b_vector)
+        if self.trans == 2:  # (a^H)^-T = conj(a)^-1
+            gb = _cj(SolveTriangular(self.lower, 0, self.unit_diagonal)(a, _cj(ct)))
+        else:
+            gb = SolveTriangular(self.lower, 1 - self.trans, self.unit_diagonal)(a, ct)
+        g_op = -matmul(gb, _mT(_column(x, self.b_vector)))
+        ga = self._read(self._op(g_op))
+        return [_sum_to(ga, a), _sum_to(_uncolumn(gb, self.b_vector), b)]
+
+    def pushforward(self, node, tangents):
+        (ta, tb), (a, b), (x,) = tangents, node.inputs, node.outputs
+        if ta is None and tb is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined]
+        rhs = None if tb is None else _column(tb, self.b_vector)
+        if ta is not None:
+            term = -matmul(self._op(self._read(ta)), _column(x, self.b_vector))
+            rhs = term if rhs is None else rhs + term
+        out = SolveTriangular(self.lower, self.trans, self.unit_diagonal)(a, rhs)
+        return [_uncolumn(out, self.b_vector)]
+
 
 class ChoSolve(_SolveLike):
     """Solution of ``a x = b`` given the Cholesky factor ``c`` of ``a``, as
@@ -925,6 +1518,39 @@ class ChoSolve(_SolveLike):
         import scipy.linalg
         return scipy.linalg.cho_solve((c, self.lower), b, check_finite=False)
 
+    # --- derivatives: x = A^-1 b with A = C C^H (lower) or C^H C, C the triangle of c:
+    # b's cotangent A^-T ct = conj(A^-1 conj(ct)), A's G = -(A^-T ct) x^T, and C's
+    # (G + G^H) conj(C) (lower) or conj(C) (G + G^H) on the triangle read.
+    def pullback(self, node, cotangents):
+        (ct,), (c, b), (x,) = cotangents, node.inputs, node.outputs
+        if ct is None:
+            return [None, None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined, undefined]
+        gb = _cj(ChoSolve(self.lower)(c, _cj(_column(ct, self.b_vector))))
+        ga = -matmul(gb, _mT(_column(x, self.b_vector)))
+        sym, cc = ga + _mH(ga), _cj(_triangle(c, self.lower))
+        gc = _triangle(matmul(sym, cc) if self.lower else matmul(cc, sym), self.lower)
+        return [_sum_to(gc, c), _sum_to(_uncolumn(gb, self.b_vector), b)]
+
+    def pushforward(self, node, tangents):
+        (tc, tb), (c, b), (x,) = tangents, node.inputs, node.outputs
+        if tc is None and tb is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined]
+        rhs = None if tb is None else _column(tb, self.b_vector)
+        if tc is not None:  # dA x with dA = dC C^H + C dC^H (lower) or dC^H C + C^H dC
+            cm, dc, xc = _triangle(c, self.lower), _triangle(tc, self.lower), _column(x, self.b_vector)
+            if self.lower:
+                dax = matmul(dc, matmul(_mH(cm), xc)) + matmul(cm, matmul(_mH(dc), xc))
+            else:
+                dax = matmul(_mH(dc), matmul(cm, xc)) + matmul(_mH(cm), matmul(dc, xc))
+            rhs = -dax if rhs is None else rhs - dax
+        return [_uncolumn(ChoSolve(self.lower)(c, rhs), self.b_vector)]
+
 
 class LUFactor(LinalgOp):
     """Pivoted LU factorization, as scipy.linalg.lu_factor: ``lu`` holds L (unit
@@ -939,6 +1565,27 @@ class LUFactor(LinalgOp):
     def compute(self, a):
         import scipy.linalg
         return _batched(lambda m: scipy.linalg.lu_factor(m, check_finite=False), [a], [2], 2)
+
+    # --- derivatives: jax's JVP of the packed factors (see ``_lu_jvp``; the permutation
+    # comes from an LU node of the same matrix, whose pivoting is the same); the pivots
+    # have none. The pullback transposes it.
+    def pullback(self, node, cotangents):
+        return _transposed_pushforward(node, cotangents)
+
+    def pushforward(self, node, tangents):
+        (t,), (a,), (lu_, _) = tangents, node.inputs, node.outputs
+        if t is None:
+            return [None, None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [undefined, None]
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        p = LU()(a)[0]
+        lower = _tril(matmul(lu_, _eye(n, k, a.dtype)), -1) + _eye(m, k, a.dtype)
+        upper = _triu(matmul(_eye(k, m, a.dtype), lu_))
+        dl, du = _lu_jvp(t, p, lower, upper)
+        return [dl + du, None]
 
 
 class LU(LinalgOp):
@@ -957,6 +1604,22 @@ class LU(LinalgOp):
         import scipy.linalg
         return _batched(lambda m: scipy.linalg.lu(m, check_finite=False), [a], [2], 3)
 
+    # --- derivatives: jax's JVP (see ``_lu_jvp``); p has none. The pullback transposes it.
+    def pullback(self, node, cotangents):
+        return _transposed_pushforward(node, cotangents)
+
+    def pushforward(self, node, tangents):
+        (t,), (a,), (p, lower, upper) = tangents, node.inputs, node.outputs
+        if t is None:
+            return [None, None, None]
+        undefined = _dynamic_core(node)
+        if undefined is not None:
+            return [None, undefined, undefined]
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        dl, du = _lu_jvp(t, p, lower, upper)
+        return [None, matmul(dl, _eye(n, k, a.dtype)), matmul(_eye(k, m, a.dtype), du)]
+
 
 class Expm(LinalgOp):
     """Matrix exponential, as scipy.linalg.expm."""
@@ -969,6 +1632,22 @@ class Expm(LinalgOp):
     def compute(self, a):
         import scipy.linalg
         return _batched(scipy.linalg.expm, [a], [2], 1)
+
+    # --- derivatives: the Frechet derivative L(a, e), the top-right block of
+    # expm([[a, e], [0, a]]); its transpose is L(a^T, .).
+    def pullback(self, node, cotangents):
+        (ct,), (a,) = cotangents, node.inputs
+        if ct is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        return [undefined if undefined is not None else _expm_frechet(_mT(a), ct)]
+
+    def pushforward(self, node, tangents):
+        (t,), (a,) = tangents, node.inputs
+        if t is None:
+            return [None]
+        undefined = _dynamic_core(node)
+        return [undefined if undefined is not None else _expm_frechet(a, t)]
 
 
 class SolveSylvester(LinalgOp):
@@ -991,6 +1670,26 @@ class SolveSylvester(LinalgOp):
     def compute(self, a, b, q):
         import scipy.linalg
         return _batched(scipy.linalg.solve_sylvester, [a, b, q], [2, 2, 2], 1)
+
+    # --- derivatives: a dx + dx b = dq - da x - x db; the transpose of
+    # q -> solve_sylvester(a, b, q) is z -> solve_sylvester(a^T, b^T, z).
+    def pullback(self, node, cotangents):
+        (ct,), (a, b, q), (x,) = cotangents, node.inputs, node.outputs
+        if ct is None:
+            return [None, None, None]
+        z = SolveSylvester()(_mT(a), _mT(b), ct)
+        return [_sum_to(-matmul(z, _mT(x)), a), _sum_to(-matmul(_mT(x), z), b), _sum_to(z, q)]
+
+    def pushforward(self, node, tangents):
+        (ta, tb, tq), (a, b, q), (x,) = tangents, node.inputs, node.outputs
+        terms = ([] if tq is None else [tq]) + ([] if ta is None else [-matmul(ta, x)]) \
+            + ([] if tb is None else [-matmul(x, tb)])
+        if not terms:
+            return [None]
+        rhs = terms[0]
+        for term in terms[1:]:
+            rhs = rhs + term
+        return [SolveSylvester()(a, b, rhs)]
 
 
 # --- their builders ------------------------------------------------------------------------
