@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..graph import Apply, Op, Variable
-from ..types import DTYPES, TensorType
+from ..types import DTYPES, TensorType, is_inexact
 from .basic import as_variable
 from .elemwise import not_equal
 
@@ -62,6 +62,9 @@ class Check(Op):
                 raise CheckError(self.msg)
         return [np.array(True)]
 
+    def pullback(self, node, cotangents):
+        return [None] * len(node.inputs)  # conditions are bool
+
 
 class AfterCheck(Op):
     """``x`` unchanged; its second input (a ``Check`` result) orders it after the check."""
@@ -74,6 +77,16 @@ class AfterCheck(Op):
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         return [np.array(inputs[0], copy=True)]
+
+    # derivatives: the value passes through; the cotangent (tangent) is ordered after the
+    # same check, so a graph computing only derivatives still raises when the check fails
+    def pullback(self, node, cotangents):
+        ct, (x, ok) = cotangents[0], node.inputs
+        return [None if ct is None or not is_inexact(x.dtype) else self(ct, ok), None]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else self(t, node.inputs[1])]
 
 
 def _as_condition(c: Any, i: int) -> Variable:

@@ -51,6 +51,16 @@ Branches are given as a Variable, a list/tuple of Variables (or values that
 become constants), or a zero-argument callable returning one of those; the
 callable is called once, while building, and lets the branch be written where
 it is used.
+
+Derivatives are control flow too. A conditional's pullback (pushforward) is a
+conditional on the same selector whose branches are the vector-Jacobian
+(Jacobian-vector) products of the branches; cotangents reach the free variables,
+so values closed over from the enclosing graph get theirs. A composite's are
+composites (``<name>_vjp``, ``<name>_jvp``). A scan's pullback is a reverse scan
+over the states entering each step, whose step is the step's vector-Jacobian
+product; its pushforward a scan carrying tangents. A while loop's pushforward is a
+while loop carrying tangents; its pullback exists only for a static trip count (a
+counter from a constant, read alone by the condition), as a scan of the body.
 """
 
 from __future__ import annotations
@@ -61,12 +71,12 @@ from typing import Any
 import numpy as np
 
 from ..evaluate import perform_graph
-from ..graph import Apply, Constant, Graph, Op, Variable, subgraph
-from ..types import TensorType, is_integer
+from ..graph import Apply, Constant, Graph, Op, UndefinedGradient, Variable, subgraph
+from ..types import TensorType, is_inexact, is_integer
 from .basic import as_variable, result_type
 from .elemwise import not_equal
 from .indexing import getitem
-from .shape import concatenate, expand_dims
+from .shape import concatenate, expand_dims, zeros_like
 
 __all__ = ["Conditional", "IfElse", "Switch", "WhileLoop", "Scan", "Composite", "ifelse", "switch",
            "while_loop", "scan", "composite"]
@@ -161,6 +171,40 @@ class Conditional(Op):
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         graph = self.branches[self.branch_index(inputs[0])]
         return [np.asarray(v) for v in perform_graph(graph, inputs[1:])]
+
+    # derivatives: a conditional on the same selector whose branches are the vector-
+    # Jacobian (Jacobian-vector) products of the branches; inputs [selector, *free
+    # variables, *cotangents (tangents)]; the selector has no derivative
+    def pullback(self, node, cotangents):
+        free = node.inputs[1:]
+        seeds = _seeds(node.outputs, cotangents)
+        reach = 0
+        for g in self.branches:
+            reach |= _reached(_dependence(g), seeds)
+        wrt = [bool(reach >> i & 1) for i in range(len(free))]
+        if not any(wrt):
+            return [None] * len(node.inputs)
+        graphs = [_vjp_graph(g, [None if s is None else s.type for s in seeds], wrt) for g in self.branches]
+        outs = type(self).from_branches(graphs).make_node(
+            node.inputs[0], *free, *(s for s in seeds if s is not None)).outputs
+        it = iter(outs)
+        return [None] + [next(it) if w else None for w in wrt]
+
+    def pushforward(self, node, tangents):
+        free, ts = node.inputs[1:], tangents[1:]
+        given = sum(1 << i for i, t in enumerate(ts) if t is not None)
+        deps = [_dependence(g) for g in self.branches]
+        sel = [is_inexact(o.dtype) and any(d[j] & given for d in deps) for j, o in enumerate(node.outputs)]
+        if not any(sel):
+            return [None] * len(node.outputs)
+        graphs = []
+        for g in self.branches:
+            clone, tph, touts = _jvp_parts(g, [None if t is None else t.type for t in ts], sel)
+            graphs.append(subgraph([*clone.inputs, *(p for p in tph if p is not None)], touts))
+        outs = type(self).from_branches(graphs).make_node(
+            node.inputs[0], *free, *(t for t in ts if t is not None)).outputs
+        it = iter(outs)
+        return [next(it) if s else None for s in sel]
 
 
 class IfElse(Conditional):
@@ -420,6 +464,71 @@ class WhileLoop(Op):
             carry = [np.asarray(v) for v in perform_graph(self.body, [*carry, *free])]
         return [np.array(v, dtype=o.dtype) for v, o in zip(carry, node.outputs)]
 
+    # derivatives: forward mode is a while loop carrying the primal values and their
+    # tangents. Reverse mode stores every iteration: it needs a static trip count, known
+    # when the condition reads only a counter that starts from a constant and that the
+    # body updates from itself alone (a fori_loop); the loop is then a scan of the body.
+    def trip_count(self, node: Apply, limit: int = 100_000) -> int | None:
+        """The number of iterations when the loop counts from a constant (else None)."""
+        reads = _reads(self.cond, self.cond.outputs)
+        if len(reads) != 1:
+            return None
+        (k,) = reads
+        if k >= self.n_carry or not isinstance(node.inputs[k], Constant) \
+                or _reads(self.body, [self.body.outputs[k]]) != {k}:
+            return None
+        cond = subgraph([self.cond.inputs[k]], self.cond.outputs)
+        step = subgraph([self.body.inputs[k]], [self.body.outputs[k]])
+        value, n = node.inputs[k].data, 0
+        while bool(perform_graph(cond, [value])[0]):
+            value, n = perform_graph(step, [value])[0], n + 1
+            if n > limit:
+                return None
+        return n
+
+    def pullback(self, node, cotangents):
+        n = self.trip_count(node)
+        if n is not None:
+            nc = self.n_carry
+            scan = Scan(self.body, n, 0, [True] * nc, [False] * nc)
+            return scan.pullback(scan.make_node(*node.inputs), cotangents)
+        reason = UndefinedGradient(
+            "reverse mode through a while loop needs the values of every iteration, and the "
+            "number of iterations is not static (the condition reads values computed at run time, "
+            "not only a counter with a constant start); write the loop as hlograph.scan with a "
+            "static n_steps, or use forward mode (hlograph.jvp)")
+        return [reason if is_inexact(v.dtype) else None for v in node.inputs]
+
+    def pushforward(self, node, tangents):
+        nc = self.n_carry
+        carry, free = node.inputs[:nc], node.inputs[nc:]
+        given = sum(1 << i for i, t in enumerate(tangents) if t is not None)
+        # a carried value has a tangent when its initial value has one or the body makes it
+        # depend on a value that has one (a fixed point over the iterations)
+        dep = _dependence(self.body)
+        active = given
+        while True:
+            new = active | sum(1 << k for k in range(nc) if dep[k] & active and is_inexact(carry[k].dtype))
+            if new == active:
+                break
+            active = new
+        act = [k for k in range(nc) if active >> k & 1]
+        if not act:
+            return [None] * nc
+        t_types = [carry[k].type if active >> k & 1 else None for k in range(nc)]
+        t_types += [None if t is None else t.type for t in tangents[nc:]]
+        body, tph, touts = _jvp_parts(self.body, t_types, [bool(active >> k & 1) for k in range(nc)])
+        t_carry, t_free = [p for p in tph[:nc] if p is not None], [p for p in tph[nc:] if p is not None]
+        cond_out = _inline(self.cond, body.inputs)  # the condition reads the body's inputs
+        ins = [*body.inputs[:nc], *t_carry, *body.inputs[nc:], *t_free]
+        new_cond = subgraph(ins, cond_out)
+        new_body = subgraph(ins, [*body.outputs, *touts])
+        init_t = [tangents[k] if tangents[k] is not None else zeros_like(carry[k]) for k in act]
+        loop = WhileLoop(new_cond, new_body, nc + len(act)).make_node(
+            *carry, *init_t, *free, *(t for t in tangents[nc:] if t is not None))
+        it = iter(loop.outputs[nc:])
+        return [next(it) if active >> k & 1 else None for k in range(nc)]
+
     def __str__(self) -> str:
         return f"WhileLoop{{n_carry={self.n_carry}}}"
 
@@ -507,6 +616,125 @@ class Scan(Op):
                 out.append(np.stack(vals).astype(o.dtype) if vals else np.zeros(o.type.shape, o.dtype))
             k += self.recurrent[j]
         return out
+
+    # derivatives. Reverse mode: the states entering each step (the initial state, then
+    # the stacked recurrent outputs; a scan stacking every output recomputes them when the
+    # node keeps only final states) feed a reverse scan whose step is the vector-Jacobian
+    # product of the step: it carries the cotangents of the states and the summed
+    # cotangents of the non-sequences, and stacks those of the sequence slices.
+    # Forward mode: a scan carrying the states and their tangents.
+    def pullback(self, node, cotangents):
+        ns, nst, n = self.n_seqs, self.n_states, self.n_steps
+        seqs, inits, others = node.inputs[:ns], node.inputs[ns:ns + nst], node.inputs[ns + nst:]
+        state_out = [j for j, r in enumerate(self.recurrent) if r]  # state k <- output state_out[k]
+        state_of = {j: k for k, j in enumerate(state_out)}
+        cts = _seeds(node.outputs, cotangents)
+        result: list[Any] = [None] * len(node.inputs)
+        if n == 0:  # the outputs that are not stacked are the initial states
+            for j, c in enumerate(cts):
+                if c is not None and not self.stacked[j]:
+                    result[ns + state_of[j]] = c
+            return result
+        reach = _reached(_loop_dependence(_dependence(self.step), state_out, ns), cts)
+        act_seq = [i for i in range(ns) if reach >> i & 1]
+        act_state = [k for k in range(nst) if reach >> (ns + k) & 1]
+        act_other = [m for m in range(len(others)) if reach >> (ns + nst + m) & 1]
+        if not (act_seq or act_state or act_other):
+            return result
+        # the states entering steps n-1, ..., 0
+        stacked_outs = list(node.outputs)
+        if not all(self.stacked[j] for j in state_out):
+            every = Scan(self.step, n, ns, self.recurrent, (True,) * len(self.recurrent))
+            stacked_outs = list(every.make_node(*node.inputs).outputs)
+        rev_states = []
+        for k, j in enumerate(state_out):
+            first = expand_dims(inits[k], 0)
+            rev_states.append(first if n == 1 else
+                              concatenate([getitem(stacked_outs[j], slice(n - 2, None, -1)), first], 0))
+        rev_seqs = [getitem(s, slice(n - 1, None, -1)) for s in seqs]
+        ct_stacked = [j for j, c in enumerate(cts) if c is not None and self.stacked[j]]
+        rev_cts = [getitem(cts[j], slice(None, None, -1)) for j in ct_stacked]
+        # the reverse step
+        from ..autodiff import vjp
+        from .elemwise import add
+        step = self.step.clone()
+        seq_ph, st_ph, oth_ph = step.inputs[:ns], step.inputs[ns:ns + nst], step.inputs[ns + nst:]
+        ct_ph = {j: Variable(TensorType(c.dtype, c.shape[1:]), name=f"ct{j}")
+                 for j, c in zip(ct_stacked, rev_cts)}
+        ds_ph = {k: Variable(st_ph[k].type, name=f"ct_state{k}") for k in act_state}
+        do_ph = {m: Variable(oth_ph[m].type, name=f"ct_other{m}") for m in act_other}
+        seeds: list[Any] = []
+        for j, o in enumerate(step.outputs):
+            g = ct_ph.get(j)
+            k = state_of.get(j)
+            if k in ds_ph:
+                g = ds_ph[k] if g is None else add(g, ds_ph[k])
+            seeds.append(g if is_inexact(o.dtype) else None)
+        wrt = [seq_ph[i] for i in act_seq] + [st_ph[k] for k in act_state] + [oth_ph[m] for m in act_other]
+        grads = vjp(list(step.outputs), wrt, seeds, disconnected="zero")
+        g_seq, g_st = grads[:len(act_seq)], grads[len(act_seq):len(act_seq) + len(act_state)]
+        g_oth = [add(do_ph[m], g) for m, g in zip(act_other, grads[len(act_seq) + len(act_state):])]
+        bw_step = subgraph([*ct_ph.values(), *seq_ph, *st_ph, *ds_ph.values(), *do_ph.values(), *oth_ph],
+                           [*g_st, *g_oth, *g_seq])
+        n_carry = len(g_st) + len(g_oth)
+        bw = Scan(bw_step, n, len(ct_ph) + ns + nst, [True] * n_carry + [False] * len(g_seq),
+                  [False] * n_carry + [True] * len(g_seq))
+        final_ct = {state_of[j]: c for j, c in enumerate(cts) if c is not None and not self.stacked[j]}
+        ds0 = [final_ct[k] if k in final_ct else zeros_like(inits[k]) for k in act_state]
+        do0 = [zeros_like(others[m]) for m in act_other]
+        outs = bw.make_node(*rev_cts, *rev_seqs, *rev_states, *ds0, *do0, *others).outputs
+        for k, v in zip(act_state, outs):
+            result[ns + k] = v
+        for m, v in zip(act_other, outs[len(act_state):]):
+            result[ns + nst + m] = v
+        for i, v in zip(act_seq, outs[n_carry:]):
+            result[i] = _unreverse(v, seqs[i], n)
+        return result
+
+    def pushforward(self, node, tangents):
+        ns, nst, n = self.n_seqs, self.n_states, self.n_steps
+        seqs, inits, others = node.inputs[:ns], node.inputs[ns:ns + nst], node.inputs[ns + nst:]
+        state_out = [j for j, r in enumerate(self.recurrent) if r]
+        if n == 0:  # the outputs that are not stacked are the initial states
+            state_of = {j: k for k, j in enumerate(state_out)}
+            return [None if st else tangents[ns + state_of[j]] for j, st in enumerate(self.stacked)]
+        dep = _dependence(self.step)
+        active = sum(1 << i for i, t in enumerate(tangents) if t is not None)
+        while True:  # a state has a tangent once its output depends on one (a fixed point)
+            new = active | sum(1 << (ns + k) for k, j in enumerate(state_out)
+                               if dep[j] & active and is_inexact(inits[k].dtype))
+            if new == active:
+                break
+            active = new
+        act_state = [k for k in range(nst) if active >> (ns + k) & 1]
+        fed_back = {state_out[k] for k in act_state}
+        sel = [is_inexact(o.dtype) and (bool(dep[j] & active) or j in fed_back)
+               for j, o in enumerate(self.step.outputs)]
+        if not any(sel):
+            return [None] * len(node.outputs)
+        t_types: list[Any] = [None] * len(node.inputs)
+        for i, t in enumerate(tangents):
+            if active >> i & 1:  # (a state without an initial tangent starts from zeros)
+                t_types[i] = self.step.inputs[i].type if t is None else (
+                    TensorType(t.dtype, t.shape[1:]) if i < ns else t.type)
+        step, tph, touts = _jvp_parts(self.step, t_types, sel)
+        sp = step.inputs
+        t_seq = [p for p in tph[:ns] if p is not None]
+        t_st = [p for p in tph[ns:ns + nst] if p is not None]
+        t_oth = [p for p in tph[ns + nst:] if p is not None]
+        # the primal states ride along unstacked; the tangents are stacked as their primals
+        keep = [step.outputs[j] for j in state_out]
+        sel_j = [j for j, s in enumerate(sel) if s]
+        new_step = subgraph([*sp[:ns], *t_seq, *sp[ns:ns + nst], *t_st, *sp[ns + nst:], *t_oth],
+                            [*keep, *touts])
+        rec = [True] * len(keep) + [self.recurrent[j] for j in sel_j]
+        stk = [False] * len(keep) + [self.stacked[j] for j in sel_j]
+        t0 = [tangents[ns + k] if tangents[ns + k] is not None else zeros_like(inits[k]) for k in act_state]
+        loop = Scan(new_step, n, ns + len(t_seq), rec, stk).make_node(
+            *seqs, *(t for t in tangents[:ns] if t is not None), *inits, *t0,
+            *others, *(t for t in tangents[ns + nst:] if t is not None))
+        it = iter(loop.outputs[len(keep):])
+        return [next(it) if s else None for s in sel]
 
     def __str__(self) -> str:
         extra = "" if all(self.stacked) else f", stacked={self.stacked}"
@@ -923,6 +1151,33 @@ class Composite(Op):
         res = [res] if self.graph.single_output else res
         return [np.array(v, dtype=o.dtype) for v, o in zip(res, node.outputs)]
 
+    # derivatives: composites of the inner graph's vector-Jacobian product (inputs
+    # [*inputs, *cotangents]) and Jacobian-vector product (inputs [*inputs, *tangents])
+    def pullback(self, node, cotangents):
+        seeds = _seeds(node.outputs, cotangents)
+        reach = _reached(_dependence(self.graph), seeds)
+        wrt = [bool(reach >> i & 1) for i in range(len(node.inputs))]
+        if not any(wrt):
+            return [None] * len(node.inputs)
+        graph = _vjp_graph(self.graph, [None if s is None else s.type for s in seeds], wrt)
+        outs = Composite(graph, f"{self.name}_vjp").make_node(
+            *node.inputs, *(s for s in seeds if s is not None)).outputs
+        it = iter(outs)
+        return [next(it) if w else None for w in wrt]
+
+    def pushforward(self, node, tangents):
+        given = sum(1 << i for i, t in enumerate(tangents) if t is not None)
+        dep = _dependence(self.graph)
+        sel = [is_inexact(o.dtype) and bool(dep[j] & given) for j, o in enumerate(node.outputs)]
+        if not any(sel):
+            return [None] * len(node.outputs)
+        clone, tph, touts = _jvp_parts(self.graph, [None if t is None else t.type for t in tangents], sel)
+        graph = subgraph([*clone.inputs, *(p for p in tph if p is not None)], touts)
+        outs = Composite(graph, f"{self.name}_jvp").make_node(
+            *node.inputs, *(t for t in tangents if t is not None)).outputs
+        it = iter(outs)
+        return [next(it) if s else None for s in sel]
+
     def __str__(self) -> str:
         return f"Composite{{name={self.name!r}}}"
 
@@ -950,3 +1205,107 @@ def composite(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable]
     if isinstance(outputs, Variable):
         graph = Graph(graph.inputs, graph.outputs[0])
     return Composite(graph, name)
+
+
+# --- derivatives -------------------------------------------------------------------------
+def _seeds(outputs: Sequence[Variable], cotangents: Sequence[Variable | None]) -> list[Variable | None]:
+    """The cotangents of the float and complex outputs (None elsewhere)."""
+    return [c if c is not None and is_inexact(o.dtype) else None for c, o in zip(cotangents, outputs)]
+
+
+def _dependence(graph: Graph) -> list[int]:
+    """Per output of ``graph``, the bit set of the inputs it depends on through float or
+    complex values (integer values and stop_gradient carry no derivative)."""
+    from ..autodiff import StopGradient
+    masks = {id(v): (1 << i) if is_inexact(v.dtype) else 0 for i, v in enumerate(graph.inputs)}
+    for node in graph.nodes:
+        m = 0
+        if not isinstance(node.op, StopGradient):
+            for v in node.inputs:
+                m |= masks.get(id(v), 0)
+        for o in node.outputs:
+            masks[id(o)] = m if is_inexact(o.dtype) else 0
+    return [masks.get(id(o), 0) for o in graph.outputs]
+
+
+def _reads(graph: Graph, outputs: Sequence[Variable]) -> set[int]:
+    """The indices of the inputs of ``graph`` that ``outputs`` read (through any value)."""
+    index = {id(v): i for i, v in enumerate(graph.inputs)}
+    return {index[i] for i in _reachable(outputs, lambda v: False) if i in index}
+
+
+def _reached(dependence: Sequence[int], seeds: Sequence[Variable | None]) -> int:
+    """The inputs (a bit set) that the seeded outputs depend on."""
+    reach = 0
+    for d, s in zip(dependence, seeds):
+        if s is not None:
+            reach |= d
+    return reach
+
+
+def _loop_dependence(dependence: Sequence[int], state_out: Sequence[int], first_state: int) -> list[int]:
+    """``dependence`` of a loop step closed over the iterations: state ``k`` (input
+    ``first_state + k``) is output ``state_out[k]`` of the step before."""
+    closed = list(dependence)
+    changed = True
+    while changed:
+        changed = False
+        for j, m in enumerate(closed):
+            new = m
+            for k, jk in enumerate(state_out):
+                if new >> (first_state + k) & 1:
+                    new |= closed[jk]
+            if new != m:
+                closed[j], changed = new, True
+    return closed
+
+
+def _vjp_graph(graph: Graph, ct_types: Sequence[TensorType | None], wrt: Sequence[bool]) -> Graph:
+    """The vector-Jacobian product of ``graph``: inputs ``[*graph inputs, *one cotangent per
+    output of a type in ct_types]`` (None: no cotangent), outputs the cotangents of the
+    inputs selected by ``wrt``."""
+    from ..autodiff import vjp
+    g = graph.clone()
+    cts = [None if t is None else Variable(t, name=f"ct{j}") for j, t in enumerate(ct_types)]
+    grads = vjp(list(g.outputs), [v for v, w in zip(g.inputs, wrt) if w], cts, disconnected="zero")
+    return subgraph([*g.inputs, *(c for c in cts if c is not None)], grads)
+
+
+def _jvp_parts(graph: Graph, t_types: Sequence[TensorType | None], sel: Sequence[bool]
+               ) -> tuple[Graph, list[Variable | None], list[Variable]]:
+    """(a copy of ``graph``, one tangent input per input of a type in ``t_types`` (None:
+    no tangent), the tangents of the outputs selected by ``sel``)."""
+    from ..autodiff import jvp
+    g = graph.clone()
+    tph = [None if t is None else Variable(t, name=f"tangent{i}") for i, t in enumerate(t_types)]
+    wrt = [v for v, p in zip(g.inputs, tph) if p is not None]
+    outs = [o for o, s in zip(g.outputs, sel) if s]
+    touts = jvp(outs, wrt, [p for p in tph if p is not None], disconnected="zero")
+    return g, tph, list(touts)
+
+
+def _inline(graph: Graph, inputs: Sequence[Variable]) -> list[Variable]:
+    """The outputs of ``graph`` computed from ``inputs`` (its nodes copied)."""
+    memo: dict[int, Variable] = {id(p): v for p, v in zip(graph.inputs, inputs)}
+    for node in graph.nodes:
+        new = Apply.__new__(Apply)
+        new.op, new.trace = node.op, node.trace
+        new.inputs = [memo.get(id(v), v) for v in node.inputs]
+        new.outputs = [Variable(o.type, new, o.index, o.name) for o in node.outputs]
+        for o, no in zip(node.outputs, new.outputs):
+            memo[id(o)] = no
+    return [memo.get(id(v), v) for v in graph.outputs]
+
+
+def _unreverse(ct: Variable, seq: Variable, n: int) -> Variable:
+    """The cotangent of a sequence from the stacked cotangents of its first ``n`` rows in
+    reverse order (rows past ``n`` get zeros)."""
+    ct = getitem(ct, slice(None, None, -1))
+    length = seq.shape[0]
+    if length == n:
+        return ct
+    if length is not None:
+        from .construct import Pad
+        return Pad(((0, length - n),) + ((0, 0),) * (seq.ndim - 1))(ct, Constant(np.zeros((), seq.dtype)))
+    from .indexing import at
+    return at(zeros_like(seq))[:n].set(ct)

@@ -11,6 +11,12 @@ output shapes (``mask_assign``, ``isin``) but no StableHLO lowering.
 
 Every ``perform`` calls the NumPy function itself, so results (order of the
 unique values, NaN handling, dtypes) are NumPy 2's.
+
+Derivatives: a selection (``x[mask]``, ``compress``, ``extract``, ``repeat``,
+``unique``'s first occurrences) scatters its cotangent back into zeros (with
+``mask_assign`` or an update at indices), so gradients run on the host too;
+``bincount`` weights gather it; ``arange`` and ``linspace`` are affine in their
+float bounds. Indices, sizes, set operations and counts have none.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import Apply, Constant, Op, Variable
+from ..graph import Apply, Constant, Op, UndefinedGradient, Variable
 from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float, is_inexact, is_integer
 from .basic import as_variable, normalize_axis, result_type
 
@@ -106,6 +112,41 @@ def _common_dtype(op: str, a: Variable, b: Variable) -> np.dtype:
         raise TypeError(f"{op}: no common dtype for {a.type} and {b.type}") from None
 
 
+def _zero(x: Variable) -> Constant:
+    return Constant(np.zeros((), dtype=x.dtype))
+
+
+def _cast_to(g: Variable, v: Variable) -> Variable | None:
+    """The cotangent ``g`` in ``v``'s dtype; None for an integer ``v``."""
+    if not is_inexact(v.dtype):
+        return None
+    from .elemwise import astype
+    return astype(g, v.dtype)
+
+
+def _positions(x: Variable, axis: int | None) -> Variable:
+    """0, 1, ..., n-1 (int64) for the n elements of ``x`` along ``axis`` (None: flattened)."""
+    from .construct import shape_of
+    from .shape import reshape
+    n = _size(x.shape) if axis is None else x.shape[axis]
+    if n is not None:
+        return Constant(np.arange(n, dtype=_INT64))
+    dim = shape_of(reshape(x, -1) if axis is None else x)[0 if axis is None else axis]
+    return DynamicArange(_INT64)(Constant(np.int64(0)), dim, Constant(np.int64(1)))
+
+
+def _scatter_flat(ct: Variable, idx: Variable, x: Variable) -> Variable | UndefinedGradient:
+    """The cotangent of ``x`` whose flattened elements at ``idx`` were gathered: ``ct``
+    added at ``idx`` into zeros, shaped as ``x``."""
+    from .indexing import at
+    from .shape import Reshape, reshape, zeros_like
+    if x.shape.count(None) > 1:
+        return UndefinedGradient(f"the cotangent cannot be reshaped back to {x.type}, which has more "
+                                 f"than one unknown dim")
+    flat = at(zeros_like(reshape(x, -1)))[idx].add(ct)
+    return flat if x.ndim == 1 else Reshape(tuple(-1 if d is None else d for d in x.shape))(flat)
+
+
 # --- unique ----------------------------------------------------------------------------
 class Unique(HostOp):
     """``numpy.unique(x, return_index, return_inverse, return_counts)`` of the flattened input.
@@ -143,6 +184,28 @@ class Unique(HostOp):
         res = res if isinstance(res, tuple) else (res,)
         return [np.asarray(r, dtype=o.dtype) for r, o in zip(res, node.outputs)]
 
+    # derivatives: each unique value is x at its first occurrence (as a stable sort-based
+    # unique, jax.numpy.unique(size=...), differentiates), so the cotangent of the values
+    # goes to the first occurrences; the indices, inverse and counts have none
+    def first_index(self, node: Apply) -> Variable:
+        if self.return_index:
+            return node.outputs[1]
+        return Unique(return_index=True)(node.inputs[0])[1]
+
+    def pullback(self, node, cotangents):
+        (x,), ct = node.inputs, cotangents[0]
+        if ct is None or not is_inexact(x.dtype):
+            return [None]
+        return [_scatter_flat(ct, self.first_index(node), x)]
+
+    def pushforward(self, node, tangents):
+        (t,) = tangents
+        if t is None or not is_inexact(t.dtype):
+            return [None] * len(node.outputs)
+        from .indexing import getitem
+        from .shape import reshape
+        return [getitem(reshape(t, -1), self.first_index(node))] + [None] * (len(node.outputs) - 1)
+
 
 def unique(x: Any, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None):
@@ -172,7 +235,18 @@ def unique(x: Any, return_index: bool = False, return_inverse: bool = False,
 
 
 # --- nonzero family --------------------------------------------------------------------
-class Nonzero(HostOp):
+class _IndexResult:
+    """The derivative rules of a host op whose outputs are indices, booleans or values
+    built from integer sizes alone: nothing flows from its inputs into a derivative."""
+
+    def pullback(self, node, cotangents):
+        return [None] * len(node.inputs)
+
+    def pushforward(self, node, tangents):
+        return [None] * len(node.outputs)
+
+
+class Nonzero(_IndexResult, HostOp):
     """``numpy.nonzero(x)``: one int64 index vector per dimension of ``x`` (rank >= 1)."""
 
     def make_node(self, x: Any) -> Apply:
@@ -187,7 +261,7 @@ class Nonzero(HostOp):
         return [np.asarray(i, dtype=_INT64) for i in np.nonzero(inputs[0])]
 
 
-class FlatNonzero(HostOp):
+class FlatNonzero(_IndexResult, HostOp):
     """``numpy.flatnonzero(x)``: int64 indices of the nonzero elements of the flattened ``x``."""
 
     def make_node(self, x: Any) -> Apply:
@@ -198,7 +272,7 @@ class FlatNonzero(HostOp):
         return [np.asarray(np.flatnonzero(inputs[0]), dtype=_INT64)]
 
 
-class ArgWhere(HostOp):
+class ArgWhere(_IndexResult, HostOp):
     """``numpy.argwhere(x)``: an int64 ``(count, x.ndim)`` matrix of nonzero coordinates."""
 
     def make_node(self, x: Any) -> Apply:
@@ -248,6 +322,18 @@ class BooleanMask(HostOp):
         x, mask = inputs
         return [np.array(x[mask], dtype=x.dtype)]
 
+    # derivatives: the cotangent written back into zeros through the mask
+    def pullback(self, node, cotangents):
+        (ct,), (x, mask) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None]
+        from .shape import zeros_like
+        return [MaskAssign()(zeros_like(x), mask, ct), None]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else self(t, node.inputs[1])]
+
 
 class MaskAssign(HostOp):
     """``y = x.copy(); y[mask] = values``: ``values`` (of ``x``'s dtype) broadcasts to
@@ -277,6 +363,22 @@ class MaskAssign(HostOp):
         y[mask] = values
         return [y]
 
+    # derivatives: x keeps the cotangent outside the mask, values get it inside the mask
+    # (summed over where they were broadcast)
+    def pullback(self, node, cotangents):
+        (ct,), (x, mask, values) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None, None]
+        from ..autodiff import sum_to
+        return [self(ct, mask, _zero(x)), None, sum_to(BooleanMask()(ct, mask), values)]
+
+    def pushforward(self, node, tangents):
+        (tx, _, tv), (x, mask, values) = tangents, node.inputs
+        if not is_inexact(x.dtype) or (tx is None and tv is None):
+            return [None]
+        from .shape import zeros_like
+        return [self(zeros_like(x) if tx is None else tx, mask, _zero(x) if tv is None else tv)]
+
 
 def boolean_mask(x: Any, mask: Any) -> Variable:
     """``x[mask]`` for a bool ``mask`` whose shape is a prefix of ``x``'s.
@@ -299,7 +401,7 @@ def mask_assign(x: Any, mask: Any, values: Any) -> Variable:
 
 
 # --- runtime-sized construction --------------------------------------------------------
-class DynamicEye(HostOp):
+class DynamicEye(_IndexResult, HostOp):
     """``numpy.eye(n, m, k, dtype)`` with ``n``, ``m``, ``k`` 0-d integer graph values."""
 
     __props__ = ("dtype",)
@@ -371,6 +473,37 @@ class DynamicArange(HostOp):
             raise ValueError(f"{self}: step must not be zero")
         return [np.arange(start, stop, step, dtype=self.dtype)]
 
+    # derivatives: element i is start + i * step; stop only sets the length (a piecewise
+    # constant function: zero derivative)
+    def positions(self, node: Apply) -> Variable:
+        """0, 1, ..., len - 1 in the output dtype."""
+        from .construct import shape_of
+        length = shape_of(node.outputs[0])[0]
+        return DynamicArange(self.dtype)(Constant(np.int64(0)), length, Constant(np.int64(1)))
+
+    def pullback(self, node, cotangents):
+        (ct,), (start, stop, step) = cotangents, node.inputs
+        if not is_inexact(self.dtype):
+            return [None, None, None]
+        from . import elemwise as ew
+        from .reduction import sum as total
+        d_start = _cast_to(total(ct), start)
+        d_step = _cast_to(total(ew.multiply(ct, self.positions(node))), step) if is_inexact(step.dtype) else None
+        return [d_start, None, d_step]
+
+    def pushforward(self, node, tangents):
+        t_start, _, t_step = tangents
+        if not is_inexact(self.dtype) or (t_start is None and t_step is None):
+            return [None]
+        from . import elemwise as ew
+        from .shape import zeros_like
+        out = zeros_like(node.outputs[0])
+        if t_start is not None:
+            out = ew.add(out, ew.astype(t_start, self.dtype))
+        if t_step is not None:
+            out = ew.add(out, ew.multiply(self.positions(node), ew.astype(t_step, self.dtype)))
+        return [out]
+
 
 def _arange_dtype(bounds: list[Variable]) -> np.dtype:
     """numpy.arange's default dtype: at least int64 / float64, promoted with each bound's dtype."""
@@ -429,6 +562,39 @@ class DynamicLinspace(HostOp):
         return [np.linspace(start.astype(self.cdtype)[()], stop.astype(self.cdtype)[()], int(num),
                             endpoint=self.endpoint, dtype=self.dtype)]
 
+    # derivatives: element i is start * (1 - w_i) + stop * w_i for w = linspace(0, 1, num)
+    # (the same endpoint); num sets the length
+    def weights(self, node: Apply) -> Variable:
+        real = np.zeros(0, self.cdtype).real.dtype
+        zero, one = Constant(np.zeros((), real)), Constant(np.ones((), real))
+        return DynamicLinspace(self.endpoint, real, real)(zero, one, node.inputs[2])
+
+    def pullback(self, node, cotangents):
+        (ct,), (start, stop, _) = cotangents, node.inputs
+        if not is_inexact(self.dtype):
+            return [None, None, None]
+        from . import elemwise as ew
+        from .reduction import sum as total
+        w = self.weights(node)
+        ct = ew.astype(ct, self.cdtype)
+        d_start = _cast_to(total(ew.multiply(ct, ew.subtract(Constant(np.ones((), w.dtype)), w))), start)
+        d_stop = _cast_to(total(ew.multiply(ct, w)), stop)
+        return [d_start, d_stop, None]
+
+    def pushforward(self, node, tangents):
+        t_start, t_stop, _ = tangents
+        if not is_inexact(self.dtype) or (t_start is None and t_stop is None):
+            return [None]
+        from . import elemwise as ew
+        w = ew.astype(self.weights(node), self.cdtype)
+        out = None
+        if t_start is not None:
+            out = ew.multiply(ew.astype(t_start, self.cdtype), ew.subtract(Constant(np.ones((), self.cdtype)), w))
+        if t_stop is not None:
+            term = ew.multiply(ew.astype(t_stop, self.cdtype), w)
+            out = term if out is None else ew.add(out, term)
+        return [ew.astype(out, self.dtype)]
+
 
 def dynamic_linspace(start: Any, stop: Any, num: Any, endpoint: bool = True,
                      dtype: Any = None) -> Variable:
@@ -485,6 +651,24 @@ class DynamicRepeat(HostOp):
         x, repeats = inputs
         return [np.repeat(x, repeats.astype(_INT64), axis=self.axis)]
 
+    # derivatives: each slice of x gets the sum of the cotangents of its repeats (a
+    # scatter-add at the repeated positions 0, 1, ..., n-1)
+    def pullback(self, node, cotangents):
+        (ct,), (x, repeats) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None]
+        if self.axis is None:
+            return [_scatter_flat(ct, self(_positions(x, None), repeats), x), None]
+        from .indexing import at
+        from .shape import zeros_like
+        at_axis = (slice(None),) * self.axis
+        seg = DynamicRepeat(0)(_positions(x, self.axis), repeats)
+        return [at(zeros_like(x))[at_axis + (seg,)].add(ct), None]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else self(t, node.inputs[1])]
+
 
 def dynamic_repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
     """numpy.repeat where ``repeats`` is an integer graph value (0-d or 1-d).
@@ -527,6 +711,22 @@ class Compress(HostOp):
         condition, x = inputs
         return [np.compress(condition, x, axis=self.axis)]
 
+    # derivatives: the cotangent written back at the selected positions
+    def pullback(self, node, cotangents):
+        (ct,), (condition, x) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None]
+        idx = FlatNonzero()(condition)
+        if self.axis is None:
+            return [None, _scatter_flat(ct, idx, x)]
+        from .indexing import at
+        from .shape import zeros_like
+        return [None, at(zeros_like(x))[(slice(None),) * self.axis + (idx,)].add(ct)]
+
+    def pushforward(self, node, tangents):
+        t = tangents[1]
+        return [None if t is None or not is_inexact(t.dtype) else self(node.inputs[0], t)]
+
 
 def compress(condition: Any, x: Any, axis: int | None = None) -> Variable:
     """Selected slices of ``x`` along ``axis`` (flattened for None), as numpy.compress."""
@@ -549,6 +749,16 @@ class Extract(HostOp):
     def perform(self, node, inputs):
         condition, x = inputs
         return [np.extract(condition, x)]
+
+    def pullback(self, node, cotangents):
+        (ct,), (condition, x) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None]
+        return [None, _scatter_flat(ct, FlatNonzero()(condition), x)]
+
+    def pushforward(self, node, tangents):
+        t = tangents[1]
+        return [None if t is None or not is_inexact(t.dtype) else self(node.inputs[0], t)]
 
 
 def extract(condition: Any, x: Any) -> Variable:
@@ -597,6 +807,19 @@ class Bincount(HostOp):
         w = inputs[1] if self.weighted else None
         return [np.bincount(x, weights=w, minlength=self.minlength).astype(node.outputs[0].dtype)]
 
+    # derivatives: bin b sums the weights of the elements equal to b, so weight i gets the
+    # cotangent of bin x[i] (a gather)
+    def pullback(self, node, cotangents):
+        (ct,) = cotangents
+        if not self.weighted or not is_inexact(node.inputs[1].dtype):
+            return [None] * len(node.inputs)
+        from .indexing import getitem
+        return [None, _cast_to(getitem(ct, node.inputs[0]), node.inputs[1])]
+
+    def pushforward(self, node, tangents):
+        t = tangents[1] if self.weighted else None
+        return [None if t is None else self(node.inputs[0], t)]
+
 
 def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Variable:
     """Counts (or summed ``weights``) of each non-negative integer in ``x``, as numpy.bincount.
@@ -629,6 +852,13 @@ class SetOp(HostOp):
         a, b = as_variable(a), as_variable(b)
         return Apply(self, [a, b], [TensorType(self.out_dtype(a, b), (None,))])
 
+    def pullback(self, node, cotangents):
+        reason = UndefinedGradient(
+            f"{type(self).__name__} returns sorted unique values chosen by comparing elements of both "
+            f"inputs: which element each output comes from (and how many outputs there are) changes "
+            f"as the values move, so it has no derivative")
+        return [reason if is_inexact(v.dtype) else None for v in node.inputs]
+
 
 class SetDiff1d(SetOp):
     """``numpy.setdiff1d(a, b)``: the sorted unique values of ``a`` not in ``b`` (``a``'s dtype)."""
@@ -657,6 +887,9 @@ class Union1d(SetOp):
 
 class IsIn(SetOp):
     """``numpy.isin(element, test_elements)``: a bool array shaped like ``element``."""
+
+    pullback = _IndexResult.pullback
+    pushforward = _IndexResult.pushforward
 
     host_reason = "no StableHLO lowering (set membership by sorting)"
 

@@ -13,6 +13,13 @@ seeded by the key. ``perform`` cannot reproduce XLA's bits: it draws from
 NumPy's Philox generator keyed by the key value, so the compiled and
 ``hg.evaluate`` results follow the same distributions but are different
 numbers.
+
+Derivatives are pathwise (reparameterized), for a fixed key: a normal sample is
+``loc + scale * z`` and a uniform one ``minval + (maxval - minval) * u`` for the
+key's standard sample; gamma, beta and Dirichlet samples differentiate by implicit
+reparameterization, as ``jax.random.gamma`` (``gamma_sample_grad``); a
+permutation is linear in what it shuffles. Discrete samplers (``bernoulli``,
+``categorical``, ``integers``) and keys have no derivative.
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..graph import Apply, Constant, Op, Variable
-from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_float, is_integer
+from ..graph import Apply, Constant, Op, UndefinedGradient, Variable
+from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_float, is_inexact, is_integer
+from . import elemwise as ew
+from . import reduction as rd
 from .basic import as_variable, broadcast_shapes, is_weak, normalize_axis
 
 __all__ = [
@@ -105,6 +114,15 @@ class RandomOp(Op):
     def generator(self, key: np.ndarray) -> np.random.Generator:
         return numpy_generator(key, SAMPLE_TAG)
 
+    # derivatives: keys and integer parameters have none; a sampler of discrete values
+    # (Bernoulli, Categorical, Integers) is piecewise constant in its float parameters
+    def pullback(self, node, cotangents):
+        reason = UndefinedGradient(
+            f"{type(self).__name__} draws discrete values, a piecewise constant function of its "
+            f"parameters: no pathwise (reparameterized) gradient exists; use a score-function "
+            f"estimator or a continuous relaxation (e.g. Gumbel-softmax)")
+        return [reason if is_inexact(v.dtype) else None for v in node.inputs]
+
 
 class Split(RandomOp):
     """``n`` new keys (``uint32[n, 2]``) derived from a key."""
@@ -161,6 +179,24 @@ class Uniform(_FloatSampler):
         lo, hi = lo.astype(np.float64), hi.astype(np.float64)
         return [np.asarray(np.maximum(lo, lo + u * (hi - lo))).astype(self.dtype)]
 
+    # derivatives: the sample is minval + u * (maxval - minval) for u = the same key's
+    # uniform sample in [0, 1)
+    def pullback(self, node, cotangents):
+        from ..autodiff import sum_to
+        (ct,), (k, lo, hi) = cotangents, node.inputs
+        u = _unit_sample(self, k)
+        return [None, sum_to(ew.multiply(ct, ew.subtract(_one(u), u)), lo), sum_to(ew.multiply(ct, u), hi)]
+
+    def pushforward(self, node, tangents):
+        _, t_lo, t_hi = tangents
+        u = _unit_sample(self, node.inputs[0])
+        out = None
+        if t_lo is not None:
+            out = ew.multiply(t_lo, ew.subtract(_one(u), u))
+        if t_hi is not None:
+            out = _plus(out, ew.multiply(t_hi, u))
+        return [out]
+
 
 class Normal(_FloatSampler):
     """Normal floats with mean ``loc`` and standard deviation ``scale``."""
@@ -171,6 +207,21 @@ class Normal(_FloatSampler):
         k, loc, scale = inputs
         z = self.generator(k).standard_normal(self.shape)
         return [np.asarray(loc.astype(np.float64) + scale.astype(np.float64) * z).astype(self.dtype)]
+
+    # derivatives: the sample is loc + scale * z for z = the same key's standard normal
+    # sample (d/dloc = 1, d/dscale = z)
+    def pullback(self, node, cotangents):
+        from ..autodiff import sum_to
+        (ct,), (k, loc, scale) = cotangents, node.inputs
+        return [None, sum_to(ct, loc), sum_to(ew.multiply(ct, _unit_sample(self, k)), scale)]
+
+    def pushforward(self, node, tangents):
+        from ..autodiff import broadcast_like
+        _, t_loc, t_scale = tangents
+        out = None if t_loc is None else broadcast_like(t_loc, node.outputs[0])
+        if t_scale is not None:
+            out = _plus(out, ew.multiply(t_scale, _unit_sample(self, node.inputs[0])))
+        return [out]
 
 
 class Bernoulli(RandomOp):
@@ -291,6 +342,27 @@ class Gamma(RandomOp):
             np.broadcast_to(a.astype(np.float64), self.shape))
         return [np.asarray(g).astype(self.dtype)]
 
+    # derivatives: implicit reparameterization, as jax.random.gamma: d sample / d a is
+    # -(dP/da) / (dP/dx) for the CDF P(a, x) (gamma_sample_grad); beta and Dirichlet
+    # samples are ratios of the same key's gamma samples
+    def sample_grads(self, node: Apply) -> list[Variable | None]:
+        """d sample / d parameter (elementwise, of the sample's shape) per input."""
+        k, a = node.inputs
+        return [None, gamma_sample_grad(a, node.outputs[0])]
+
+    def pullback(self, node, cotangents):
+        from ..autodiff import sum_to
+        (ct,) = cotangents
+        return [None if d is None or not is_inexact(v.dtype) else sum_to(ew.multiply(ct, d), v)
+                for v, d in zip(node.inputs, self.sample_grads(node))]
+
+    def pushforward(self, node, tangents):
+        out = None
+        for t, d in zip(tangents, self.sample_grads(node)):
+            if t is not None and d is not None:
+                out = _plus(out, ew.multiply(t, d))
+        return [out]
+
     def __str__(self) -> str:
         return f"{type(self).__name__}{{shape={self.shape}, dtype={dtype_name(self.dtype)}}}"
 
@@ -310,6 +382,17 @@ class Beta(Gamma):
         y = numpy_generator(k, GAMMA_TAG_2).standard_gamma(np.broadcast_to(b.astype(np.float64), self.shape))
         with np.errstate(invalid="ignore"):
             return [np.asarray(x / (x + y)).astype(self.dtype)]
+
+    def sample_grads(self, node: Apply) -> list[Variable | None]:
+        # s = X / (X + Y): X is the key's Gamma(a) sample, Y = X (1 - s) / s;
+        # ds/dX = s (1 - s) / X and ds/dY = -s^2 / X
+        k, a, b = node.inputs
+        s = node.outputs[0]
+        x = Gamma(self.shape, self.dtype)(k, a)
+        y = ew.divide(ew.multiply(x, ew.subtract(_one(s), s)), s)
+        ds_dx = ew.divide(ew.multiply(s, ew.subtract(_one(s), s)), x)
+        ds_dy = ew.negative(ew.divide(ew.multiply(s, s), x))
+        return [None, ew.multiply(ds_dx, gamma_sample_grad(a, x)), ew.multiply(ds_dy, gamma_sample_grad(b, y))]
 
 
 class Dirichlet(Gamma):
@@ -332,6 +415,28 @@ class Dirichlet(Gamma):
         with np.errstate(invalid="ignore"):
             return [np.asarray(g / g.sum(axis=-1, keepdims=True)).astype(self.dtype)]
 
+    # s = g / sum(g) for the key's Gamma(alpha) samples g: the cotangent of g is
+    # (ct - sum(ct * s)) / sum(g)
+    def _parts(self, node: Apply) -> tuple[Variable, Variable, Variable]:
+        k, alpha = node.inputs
+        g = Gamma(node.outputs[0].shape, self.dtype)(k, alpha)
+        return g, rd.sum(g, axis=-1, keepdims=True), gamma_sample_grad(alpha, g)
+
+    def pullback(self, node, cotangents):
+        from ..autodiff import sum_to
+        (ct,), (k, alpha), s = cotangents, node.inputs, node.outputs[0]
+        _, total, dg = self._parts(node)
+        ct_g = ew.divide(ew.subtract(ct, rd.sum(ew.multiply(ct, s), axis=-1, keepdims=True)), total)
+        return [None, sum_to(ew.multiply(ct_g, dg), alpha)]
+
+    def pushforward(self, node, tangents):
+        t, s = tangents[1], node.outputs[0]
+        if t is None:
+            return [None]
+        _, total, dg = self._parts(node)
+        t_g = ew.multiply(t, dg)
+        return [ew.divide(ew.subtract(t_g, ew.multiply(s, rd.sum(t_g, axis=-1, keepdims=True))), total)]
+
 
 class Permutation(RandomOp):
     """``x`` shuffled along its first axis."""
@@ -348,6 +453,160 @@ class Permutation(RandomOp):
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         k, x = inputs
         return [x[self.generator(k).permutation(x.shape[0])].copy()]
+
+    # derivatives: a shuffle is linear in x; the permutation depends only on the key and
+    # the length, so the key's shuffle of 0, 1, ..., n-1 gives it, and the cotangent is
+    # scattered back through it
+    def pullback(self, node, cotangents):
+        (ct,), (k, x) = cotangents, node.inputs
+        if not is_inexact(x.dtype):
+            return [None, None]
+        from .indexing import at
+        from .shape import zeros_like
+        n = x.shape[0]
+        if n is None:
+            from .construct import shape_of
+            from .dynamic import dynamic_arange
+            iota = dynamic_arange(shape_of(x)[0])
+        else:
+            iota = Constant(np.arange(n, dtype=_INT64))
+        perm = self(k, iota)
+        return [None, at(zeros_like(ct))[perm].set(ct)]
+
+    def pushforward(self, node, tangents):
+        t = tangents[1]
+        return [None if t is None or not is_inexact(t.dtype) else self(node.inputs[0], t)]
+
+
+def gamma_sample_grad(a: Any, x: Variable) -> Variable:
+    """d x / d a for a Gamma(a, 1) sample ``x`` (``a`` broadcasts to its shape), by implicit
+    reparameterization: -(dP/da) / (dP/dx) for the regularized lower incomplete gamma
+    function P, as jax's ``random_gamma_grad``: a series for x <= max(1, a), a continued
+    fraction above, each a while loop until the derivative converges. 0 at x = 0; NaN for
+    a <= 0, x < 0 or NaN. float16 and bfloat16 are computed in float32."""
+    from .shape import broadcast_to
+    from .special import gammaln
+    a = as_variable(a, x.dtype)
+    out_dtype = x.dtype
+    if x.dtype in _HALF:
+        a, x = ew.astype(a, _FLOAT32), ew.astype(x, _FLOAT32)
+    if a.shape != x.shape:
+        a = broadcast_to(a, x.shape)
+    dt = x.dtype
+    zero = Constant(np.zeros((), dt))
+    is_nan = ew.logical_or(ew.isnan(a), ew.isnan(x))
+    x_is_zero = ew.equal(x, zero)
+    domain_error = ew.logical_or(ew.less(x, zero), ew.less_equal(a, zero))
+    use_fraction = ew.logical_and(ew.greater(x, Constant(np.ones((), dt))), ew.greater(x, a))
+    log_ax = ew.subtract(ew.subtract(ew.multiply(a, ew.log(x)), x), gammaln(a))
+    underflow = ew.less(log_ax, Constant(np.asarray(-np.log(np.finfo(dt).max), dt)))
+    enabled = ew.logical_not(ew.logical_or(ew.logical_or(x_is_zero, domain_error), ew.logical_or(underflow, is_nan)))
+    series = _igamma_series_sample_grad(a, x, ew.logical_and(enabled, ew.logical_not(use_fraction)))
+    fraction = _igammac_fraction_sample_grad(a, x, ew.logical_and(enabled, use_fraction))
+    out = ew.where(use_fraction, ew.negative(fraction), series)
+    out = ew.where(x_is_zero, zero, out)
+    out = ew.where(ew.logical_or(domain_error, is_nan), Constant(np.asarray(np.nan, dt)), out)
+    return ew.astype(out, out_dtype)
+
+
+_SERIES_LIMIT = 2000  # iterations, as jax's continued fraction
+
+
+def _igamma_series_sample_grad(a: Variable, x: Variable, enabled: Variable) -> Variable:
+    """d x / d a from the series of P(a, x): jax's ``_igamma_series`` in SAMPLE_DERIVATIVE
+    mode (the elements not ``enabled`` do not iterate; at most 2000 iterations)."""
+    from .control import while_loop
+    from .special import digamma
+    dt = x.dtype
+    c_ = lambda v: Constant(np.asarray(v, dt))
+    eps = c_(np.finfo(dt).eps)
+
+    def cond(n, on, r, c, ans, dc_da, dans_da):
+        return ew.logical_and(ew.less(n, _SERIES_LIMIT), rd.any(on))
+
+    def body(n, on, r, c, ans, dc_da, dans_da):
+        r2 = ew.add(r, c_(1))
+        dc_da2 = ew.subtract(ew.multiply(dc_da, ew.divide(x, r2)), ew.divide(ew.multiply(c, x), ew.multiply(r2, r2)))
+        dans_da2 = ew.add(dans_da, dc_da2)
+        c2 = ew.multiply(c, ew.divide(x, r2))
+        ans2 = ew.add(ans, c2)
+        more = ew.logical_and(on, ew.greater(ew.abs(ew.divide(dc_da2, dans_da2)), eps))
+        keep = lambda new, old: ew.where(on, new, old)
+        return (ew.add(n, 1), more, keep(r2, r), keep(c2, c), keep(ans2, ans), keep(dc_da2, dc_da),
+                keep(dans_da2, dans_da))
+
+    ones, zeros = ew.add(ew.multiply(x, c_(0)), c_(1)), ew.multiply(x, c_(0))
+    out = while_loop(cond, body, [Constant(np.int64(0)), enabled, a, ones, ones, zeros, zeros])
+    ans, dans_da = out[4], out[6]
+    dlogax_da = ew.subtract(ew.log(x), digamma(ew.add(a, c_(1))))
+    return ew.divide(ew.multiply(ew.negative(ew.add(dans_da, ew.multiply(ans, dlogax_da))), x), a)
+
+
+def _igammac_fraction_sample_grad(a: Variable, x: Variable, enabled: Variable) -> Variable:
+    """d x / d a from the continued fraction of Q(a, x) = 1 - P(a, x), negated: jax's
+    ``_igammac_continued_fraction`` in SAMPLE_DERIVATIVE mode (the elements not
+    ``enabled`` do not iterate; at most 2000 iterations)."""
+    from .control import while_loop
+    from .special import digamma
+    dt = x.dtype
+    c_ = lambda v: Constant(np.asarray(v, dt))
+    eps = c_(np.finfo(dt).eps)
+
+    def cond(on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans):
+        return ew.logical_and(ew.less(c, c_(2000)), rd.any(on))
+
+    def body(on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans):
+        c2, y2, z2 = ew.add(c, c_(1)), ew.add(y, c_(1)), ew.add(z, c_(2))
+        yc = ew.multiply(y2, c2)
+        pk = ew.subtract(ew.multiply(pkm1, z2), ew.multiply(pkm2, yc))
+        qk = ew.subtract(ew.multiply(qkm1, z2), ew.multiply(qkm2, yc))
+        nonzero = ew.not_equal(qk, c_(0))
+        safe_qk = ew.where(nonzero, qk, c_(1))
+        ans2 = ew.where(nonzero, ew.divide(pk, safe_qk), ans)
+        dpk = ew.add(ew.subtract(ew.subtract(ew.multiply(dpkm1, z2), pkm1), ew.multiply(dpkm2, yc)),
+                     ew.multiply(pkm2, c2))
+        dqk = ew.add(ew.subtract(ew.subtract(ew.multiply(dqkm1, z2), qkm1), ew.multiply(dqkm2, yc)),
+                     ew.multiply(qkm2, c2))
+        dans2 = ew.where(nonzero, ew.divide(ew.subtract(dpk, ew.multiply(ans2, dqk)), safe_qk), dans)
+        change = ew.where(nonzero, ew.abs(ew.subtract(dans2, dans)), c_(1))
+        rescale = ew.greater(ew.abs(pk), ew.reciprocal(eps))
+        scaled = lambda v: ew.where(rescale, ew.multiply(v, eps), v)
+        new = [ans2, y2, z2, scaled(pk), scaled(qk), scaled(pkm1), scaled(qkm1),
+               scaled(dpkm1), scaled(dqkm1), scaled(dpk), scaled(dqk), dans2]
+        old = [ans, y, z, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans]
+        more = ew.logical_and(on, ew.greater(change, eps))
+        kept = [ew.where(on, n_, o) for n_, o in zip(new, old)]
+        return (more, *kept[:3], c2, *kept[3:])
+
+    zeros = ew.multiply(x, c_(0))
+    y = ew.subtract(c_(1), a)
+    z = ew.add(ew.add(x, y), c_(1))
+    pkm1 = ew.add(x, c_(1))
+    qkm1 = ew.multiply(z, x)
+    ans = ew.divide(pkm1, qkm1)
+    dqkm1 = ew.negative(x)
+    dans = ew.divide(ew.negative(ew.multiply(ans, dqkm1)), qkm1)
+    out = while_loop(cond, body, [enabled, ans, y, z, c_(0), pkm1, qkm1, ew.add(zeros, c_(1)), x,
+                                  zeros, zeros, zeros, dqkm1, dans])
+    ans, dans = out[1], out[13]
+    dlogax_da = ew.subtract(ew.log(x), digamma(a))
+    return ew.negative(ew.multiply(ew.add(dans, ew.multiply(ans, dlogax_da)), x))
+
+
+def _unit_sample(op: _FloatSampler, k: Variable) -> Variable:
+    """The sample of ``op``'s type for ``k`` with parameters 0 and 1 (uniform in [0, 1), a
+    standard normal): the same bits, so the sample with other parameters is an affine
+    function of it."""
+    zero, one = (Constant(np.asarray(v, dtype=op.dtype)) for v in (0, 1))
+    return op(k, zero, one)
+
+
+def _one(v: Variable) -> Constant:
+    return Constant(np.ones((), dtype=v.dtype))
+
+
+def _plus(a: Variable | None, b: Variable) -> Variable:
+    return b if a is None else ew.add(a, b)
 
 
 def key(seed: Any) -> Variable:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..graph import Apply, Op, Variable
 from ..specs import Spec, format_spec, normalize_spec
+from ..types import is_inexact
 from .basic import as_variable
 
 __all__ = ["with_sharding"]
@@ -40,6 +41,15 @@ class ShardingConstraint(Op):
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         return [np.array(inputs[0], copy=True)]
+
+    # derivatives: the identity; the cotangent (tangent) is laid out as the value
+    def pullback(self, node, cotangents):
+        ct = cotangents[0]
+        return [None if ct is None or not is_inexact(node.inputs[0].dtype) else self(ct)]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None or not is_inexact(t.dtype) else self(t)]
 
 
 def with_sharding(x: Any, spec: Any) -> Variable:

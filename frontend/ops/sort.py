@@ -5,6 +5,11 @@ numbers order lexicographically by real then imaginary part, -0.0 equals 0.0.
 ``descending=True`` keeps equal elements in their original order (as
 ``jax.numpy.argsort(descending=True)``). ``axis=None`` sorts the flattened
 input. Indices are int64.
+
+Derivatives: sorted values (and ``top_k`` values) are the input gathered through
+the sorting permutation, so cotangents are scattered back through it; tied elements
+take them in jax's order (a stable ascending sort, reversed for descending).
+Indices have none.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import Apply, Op, Variable
-from ..types import DTYPES, TensorType
+from ..graph import Apply, Constant, Op, UndefinedGradient, Variable
+from ..types import DTYPES, TensorType, is_inexact
 from .basic import as_variable, normalize_axis
 
 __all__ = ["sort", "argsort", "top_k", "partition", "argpartition"]
@@ -86,6 +91,32 @@ class Sort(Op):
             return [idx.astype(_INT64)]
         return [np.take_along_axis(x, idx, axis).astype(x.dtype)]
 
+    # derivatives: the sorted values are x gathered through the sorting permutation (a
+    # stable ascending sort, reversed for descending, as jax.numpy.sort: tied elements
+    # take their cotangents in that order); the cotangent is scattered back through it.
+    # Indices have no derivative.
+    def permutation(self, x: Variable) -> Variable:
+        """The int64 indices the sorted values (of ``x``, flattened for ``axis=None``) are
+        gathered from along the sort axis."""
+        perm = ArgSort(self.axis)(x)
+        if self.descending:
+            from .indexing import getitem
+            axis = 0 if self.axis is None else self.axis
+            perm = getitem(perm, (slice(None),) * axis + (slice(None, None, -1),))
+        return perm
+
+    def pullback(self, node, cotangents):
+        (x,) = node.inputs
+        if self.indices or not is_inexact(x.dtype):
+            return [None]
+        return [_scatter_back(cotangents[0], self.permutation(x), x, self.axis)]
+
+    def pushforward(self, node, tangents):
+        (t,), (x,) = tangents, node.inputs
+        if self.indices or t is None or not is_inexact(t.dtype):
+            return [None]
+        return [_gather(t, self.permutation(x), self.axis)]
+
 
 class ArgSort(Sort):
     """Indices that sort ``x`` along ``axis``, as numpy.argsort(kind='stable'): int64;
@@ -123,6 +154,19 @@ class TopK(Op):
             raise ValueError(f"{self}: k is larger than the last dimension {x.shape[-1]}")
         idx = _stable_argsort(x, -1, descending=True)[..., :self.k]
         return [np.take_along_axis(x, idx, -1).astype(x.dtype), idx.astype(_INT64)]
+
+    # derivatives: the values are x gathered at the indices along the last axis
+    def pullback(self, node, cotangents):
+        (x,), (ct, _) = node.inputs, cotangents
+        if ct is None or not is_inexact(x.dtype):
+            return [None]
+        return [_scatter_back(ct, node.outputs[1], x, -1)]
+
+    def pushforward(self, node, tangents):
+        (t,) = tangents
+        if t is None or not is_inexact(t.dtype):
+            return [None, None]
+        return [_gather(t, node.outputs[1], -1), None]
 
 
 class Partition(Sort):
@@ -167,6 +211,45 @@ class ArgPartition(Partition):
     """numpy.argpartition, with the same full-order choice as Partition (int64)."""
 
     indices = True
+
+
+def _along_axis(perm: Variable, axis: int) -> tuple:
+    """The index of ``take_along_axis(v, perm, axis)`` into ``v``: ``perm`` on ``axis``, the
+    positions along every other dim (ranges, counted at run time for unknown dims)."""
+    from .reduction import cumsum
+    from .shape import ones_like
+    idx: list = []
+    for d, n in enumerate(perm.shape):
+        if d == axis:
+            idx.append(perm)
+        elif n is not None:
+            idx.append(Constant(np.arange(n, dtype=_INT64).reshape([n if e == d else 1 for e in range(perm.ndim)])))
+        else:
+            idx.append(cumsum(ones_like(perm), axis=d) - 1)
+    return tuple(idx)
+
+
+def _gather(t: Variable, perm: Variable, axis: int | None) -> Variable:
+    """``t`` (flattened for ``axis=None``) gathered at ``perm`` along ``axis``."""
+    from .indexing import getitem
+    from .shape import reshape
+    if axis is None:
+        return getitem(reshape(t, -1), perm)
+    return getitem(t, _along_axis(perm, axis % t.ndim))
+
+
+def _scatter_back(ct: Variable, perm: Variable, x: Variable, axis: int | None) -> Variable | UndefinedGradient:
+    """The cotangent of ``x`` from that of ``x`` (flattened for ``axis=None``) gathered at
+    ``perm`` along ``axis``: ``ct`` written at ``perm`` into zeros."""
+    from .indexing import at
+    from .shape import Reshape, reshape, zeros_like
+    if axis is not None:
+        return at(zeros_like(x))[_along_axis(perm, axis % x.ndim)].set(ct)
+    if x.shape.count(None) > 1:
+        return UndefinedGradient(f"the cotangent cannot be reshaped back to {x.type}, which has more "
+                                 f"than one unknown dim")
+    out = at(zeros_like(reshape(x, -1)))[perm].set(ct)
+    return Reshape(tuple(-1 if d is None else d for d in x.shape))(out)
 
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
