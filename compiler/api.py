@@ -7,8 +7,6 @@ import threading
 import weakref
 from typing import Any, Sequence
 
-import numpy as np
-
 from ..frontend.graph import Graph
 from ..frontend.types import TensorType
 from ..runtime import executables

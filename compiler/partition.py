@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..frontend.graph import Apply, Constant, Graph, Op, Variable
+from ..frontend.graph import Apply, Constant, Graph, Variable
 from .placement import DEVICE, HOST, HOST_CALL, placement
 
 __all__ = ["Segment", "partition", "DEVICE", "HOST"]

@@ -53,11 +53,9 @@ class Placement:
         return self.where != HOST
 
 
-def _device_rule(op: Op):
-    """The op's device lowering rule, or None for a host op."""
-    if op.host_only:
-        return None
-    return rule_lookup(type(op))
+def _device_rule(cls: type[Op]):
+    """The device lowering rule of Op class ``cls``, or None for a host op."""
+    return None if cls.host_only else rule_lookup(cls)
 
 
 def static_outputs(node: Apply) -> bool:
@@ -111,7 +109,7 @@ def placement(node: Apply, platform: str | None = None) -> Placement:
     """
     op = node.op
     name = type(op).__name__
-    rule = _device_rule(op)
+    rule = _device_rule(type(op))
     if rule is not None:
         inner = _first_host_node(op, platform) if op.inner_graphs else None
         if inner is None:
@@ -147,7 +145,7 @@ def class_placement(cls: type[Op]) -> str:
     """How instances of ``cls`` run, for the coverage table: "native StableHLO",
     "jax bridge", "host (Numba)" or "host (Python perform)" (whatever the graph:
     in-module host calls and host control flow depend on the node)."""
-    rule = None if cls.host_only else rule_lookup(cls)
+    rule = _device_rule(cls)
     if rule is None:
         return "host (Numba)" if impl_lookup(cls) is not None else "host (Python perform)"
     return "jax bridge" if getattr(rule, "jax_bridge", False) else "native StableHLO"
