@@ -219,8 +219,11 @@ def _backprop(seeds: Sequence[tuple[Variable, Variable]], wrt: Sequence[Variable
     return cts, poison
 
 
-def _pushforward(node: Apply, tangents: list[Variable | None]) -> list[Variable | None]:
-    """The rule's tangents of the outputs; raises NotDifferentiableError."""
+def _pushforward(node: Apply, tangents: list[Variable | None]
+                 ) -> list[Variable | NotDifferentiableError | None]:
+    """The rule's tangents of the outputs, a NotDifferentiableError in place of an
+    output's tangent the rule cannot build (an error only where that output is
+    used); raises NotDifferentiableError when the rule fails as a whole."""
     try:
         results = list(node.op.pushforward(node, tangents))
     except NotDifferentiableError as e:
@@ -234,7 +237,7 @@ def _pushforward(node: Apply, tangents: list[Variable | None]) -> list[Variable 
         if t is None or not is_differentiable(o):
             out.append(None)
         elif isinstance(t, UndefinedGradient):
-            raise NotDifferentiableError(f"{node.op}: no derivative for output {i}: {t.reason}{_where(node)}")
+            out.append(NotDifferentiableError(f"{node.op}: no derivative for output {i}: {t.reason}{_where(node)}"))
         else:
             out.append(_check_type(o, t, f"{node.op}.pushforward, output {i}"))
     return out
@@ -265,7 +268,9 @@ def _forward(wrt: Sequence[Variable], tangents: Sequence[Variable | None], outpu
                     if is_differentiable(o):
                         poison.setdefault(id(o), e)
             for o, t in zip(node.outputs, results):
-                if t is not None:
+                if isinstance(t, NotDifferentiableError):
+                    poison.setdefault(id(o), t)
+                elif t is not None:
                     tans[id(o)] = t if id(o) not in given else ew.add(t, given[id(o)])
         if has_bad:
             err = next(b for b in bad if b is not None)

@@ -221,6 +221,32 @@ def test_forward_mode_transposes_a_pullback():
     np.testing.assert_allclose(out[1], ref)
 
 
+class SinAndCube(Op):
+    """Two outputs, sin(x) and x**3, whose forward rule has no tangent for the second."""
+
+    def make_node(self, x):
+        x = as_variable(x)
+        return Apply(self, [x], [x.type, x.type])
+
+    def perform(self, node, inputs):
+        return [np.sin(inputs[0]), inputs[0] ** 3]
+
+    def pushforward(self, node, tangents):
+        (t,) = tangents
+        return [None if t is None else hg.cos(node.inputs[0]) * t,
+                hg.UndefinedGradient("no tangent for the cube, on purpose")]
+
+
+def test_forward_mode_undefined_output_is_an_error_only_where_used():
+    x = hg.tensor("x", (3,), "float64")
+    s, c = SinAndCube()(x)
+    xv = np.array([0.1, 0.7, -0.4])
+    t = hg.jvp(s * 2.0, x, np.ones(3))
+    np.testing.assert_allclose(_eval(t, [x], xv), 2 * np.cos(xv))
+    with pytest.raises(hg.NotDifferentiableError, match="no derivative for output 1: no tangent for the cube"):
+        hg.jvp(s + c, x, np.ones(3))
+
+
 # --- shapes and dtypes ------------------------------------------------------------------------
 def test_unknown_dims_broadcast_at_run_time(rng):
     x = hg.tensor("x", (None, None), "float64")
