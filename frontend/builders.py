@@ -1,7 +1,9 @@
 """Every builder function in one namespace (``hlograph.<name>``): the graph inputs
 and constants of ``ops.basic``, each Op family's builders (``frontend/ops``) and
-the NumPy compositions (``frontend/numpy``). ``ops.random`` and ``numpy.linalg``
-stay namespaces of their own (``hlograph.random.uniform``, ``hlograph.linalg.inv``)."""
+the NumPy compositions (``frontend/numpy``). ``ops.random``, ``numpy.linalg`` and
+``numpy.fft`` stay namespaces of their own (``hlograph.random.uniform``,
+``hlograph.linalg.inv``, ``hlograph.fft.rfft``; ``numpy.fft`` is not one of the
+``MODULES`` merged here)."""
 
 from .numpy import MODULES as _MODULES
 from .ops import FAMILIES as _FAMILIES
