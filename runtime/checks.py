@@ -141,6 +141,7 @@ class CheckOutcome:
 # --------------------------------------------------------------------------- #
 
 _CHECK_LINE = re.compile(r"^(\s*)check\.([A-Za-z_]\w*)")
+_INLINE_CHECK = re.compile(r"check\.([A-Za-z_]\w*)(?=\s)")
 _SSA = re.compile(r"%[A-Za-z0-9_$.\-]+(?:#\d+)?")
 _NUMBER = re.compile(r"[-+]?(?:0x[0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|nan)")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -149,8 +150,10 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 class _Cursor:
     """A tiny scanner over the text of one ``check.*`` line."""
 
-    def __init__(self, text: str, line: int, col: int, kind: str):
+    def __init__(self, text: str, line: int, col: int, kind: str, whole_line: bool = True):
         self.text, self.pos, self.line, self.col0, self.kind = text, 0, line, col, kind
+        #: the op ends the line; else it ends where its syntax does (a module on one line)
+        self.whole_line = whole_line
 
     def fail(self, expected: str):
         found = self.text[self.pos:].strip()[:30] or "end of line"
@@ -242,6 +245,8 @@ class _Cursor:
         return value
 
     def at_end(self) -> None:
+        if not self.whole_line:
+            return
         self.skip()
         if self.pos < len(self.text) and not self.text.startswith("//", self.pos):
             self.fail("end of line")
@@ -257,8 +262,8 @@ def _float_literal(text: str) -> str:
     return text if re.search(r"[.eEn]|0x", text) else f"{text}.0"
 
 
-def _rewrite_line(kind: str, rest: str, line: int, col: int) -> str:
-    cur = _Cursor(rest, line, col, kind)
+def _rewrite_line(kind: str, rest: str, line: int, col: int, cur: "_Cursor | None" = None) -> str:
+    cur = cur if cur is not None else _Cursor(rest, line, col, kind)
     if kind in ("expect_eq", "expect_almost_eq", "expect_close"):
         a = cur.regex(_SSA, "an SSA value")
         cur.expect(",")
@@ -343,7 +348,46 @@ def rewrite_check_syntax(text: str, filename: str = "-") -> str:
             lines[i] = indent + _rewrite_line(kind, line[m.end():], i + 1, m.end())
         except CheckSyntaxError as e:
             raise CheckSyntaxError(e.message, (e.location or "").replace("{file}", filename)) from None
+    for i, line in enumerate(lines):
+        if "check." in line:
+            lines[i] = _rewrite_inline_checks(line, i + 1, filename)
     return "\n".join(lines)
+
+
+def _code_positions(line: str):
+    """Yields the positions of ``line`` outside string literals and ``//`` comments."""
+    i = 0
+    while i < len(line):
+        if line[i] == '"':
+            m = _STRING.match(line, i)
+            i = m.end() if m else len(line)
+            continue
+        if line.startswith("//", i):
+            return
+        yield i
+        i += 1
+
+
+def _rewrite_inline_checks(line: str, lineno: int, filename: str) -> str:
+    """Rewrites ``check.*`` ops that do not start their line (a module written on
+    one line): each ends where its syntax does, the rest of the line stays."""
+    out, done = [], 0
+    for pos in _code_positions(line):
+        if pos < done or not line.startswith("check.", pos) or pos == 0 or line[pos - 1] not in " \t{;":
+            continue
+        m = _INLINE_CHECK.match(line, pos)
+        if not m or not line[:pos].strip():
+            continue
+        cur = _Cursor(line[m.end():], lineno, m.end(), m.group(1), whole_line=False)
+        try:
+            text = _rewrite_line(m.group(1), cur.text, lineno, m.end(), cur)
+        except CheckSyntaxError as e:
+            raise CheckSyntaxError(e.message, (e.location or "").replace("{file}", filename)) from None
+        out.append(line[done:pos] + text)
+        done = m.end() + cur.pos
+        while line[done - 1].isspace():  # the scanner may have skipped the blanks after the op
+            done -= 1
+    return "".join(out) + line[done:] if out else line
 
 
 # --------------------------------------------------------------------------- #

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-from ..xla import mlir, pjrt
+from ..xla import export, mlir, pjrt
 from ..xla.mlir import element_dtype, func, ir
 from . import executables
 from .args import native_byte_order
@@ -30,7 +30,8 @@ from .checks import (Check, CheckError, CheckOutcome, check_kind, count_checks, 
 
 __all__ = [
     "load", "LoadedModule", "RunResult", "ArraySpec", "CheckFailure", "MLIRDiagnosticError", "ChecksChangedError",
-    "Prepared", "prepare", "parse_module", "element_dtype", "bind_call_results",
+    "Prepared", "prepare", "parse_module", "element_dtype", "bind_call_results", "prepare_targets",
+    "check_artifact_version",
 ]
 
 _BYTECODE_MAGIC = b"ML\xefR"
@@ -134,6 +135,7 @@ def parse_module(source: str | bytes | ir.Module, *, filename: str | None = None
     try:
         with ctx:
             if isinstance(source, (bytes, bytearray)) and bytes(source[:4]) == _BYTECODE_MAGIC:
+                check_artifact_version(bytes(source))
                 module = ir.Module.parse(bytes(source))
                 if any(op.operation.name.startswith("vhlo.") for op in module.body.operations):
                     module = mlir.deserialize_portable_artifact(bytes(source), ctx)
@@ -148,6 +150,18 @@ def parse_module(source: str | bytes | ir.Module, *, filename: str | None = None
             return ir.Module.parse(rewrite_check_syntax(source, filename or "-"))
     except ir.MLIRError as e:
         raise MLIRDiagnosticError.from_mlir(e, filename) from None
+
+
+def check_artifact_version(data: bytes) -> None:
+    """Raises ValueError, naming both versions, for a portable artifact written at
+    a StableHLO version newer than the newest this jaxlib reads."""
+    version = mlir.artifact_version(data)
+    if version is None:
+        return
+    newest = mlir.stablehlo_versions()[1]
+    if mlir.parse_version(version) > mlir.parse_version(newest):
+        raise ValueError(f"the artifact was written at StableHLO {version}, newer than {newest}, "
+                         "the newest this jaxlib reads; load it with a newer jaxlib")
 
 
 def _functions(module: ir.Module) -> dict[str, Any]:
@@ -371,12 +385,22 @@ def _evaluate_call(module: ir.Module, entry: str, callee: str, platform: str | N
 
 
 def _compile(module: ir.Module, in_specs, out_specs, platform: str | None) -> executables.Executable:
+    prepare_targets(module, platform)
     bytecode = mlir.module_to_bytecode(module)
     try:
         loaded, device = executables.compile_bytecode(bytecode, platform, fingerprint=mlir.module_fingerprint(module))
     except pjrt.JaxRuntimeError as e:
         raise RuntimeError(f"PJRT could not compile the module: {e}") from None
     return executables.Executable(loaded, device, in_specs, out_specs)
+
+
+def prepare_targets(module: ir.Module, platform: str | None) -> None:
+    """Makes the custom-call targets ``module`` uses runnable before it is compiled:
+    jaxlib binds its LAPACK targets only when jax lowers a linear algebra op, so
+    a module read from a file would call a null function without this."""
+    if platform is None:
+        platform = executables.get_client(None).platform
+    export.prepare_custom_call_targets(export.custom_call_targets(module), platform)
 
 
 # --------------------------------------------------------------------------- #

@@ -162,8 +162,40 @@ def _cache_clear(args: argparse.Namespace) -> int:
     return 0
 
 
+def version_text(prog: str) -> str:
+    """What ``--version`` prints: the tool, hlograph's version, jax/jaxlib's, and
+    the StableHLO versions this jaxlib reads and writes."""
+    from importlib import metadata
+
+    from ..xla import pjrt
+    from ..xla.mlir import stablehlo_versions
+
+    try:
+        version = metadata.version("hlograph")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    oldest, newest = stablehlo_versions()
+    return (f"{prog} (hlograph) {version}\njax/jaxlib {pjrt.JAX_VERSION}, "
+            f"StableHLO {newest} (artifacts from {oldest} to {newest})")
+
+
+class VersionAction(argparse.Action):
+    """``--version``: prints ``version_text`` and exits 0 (it imports jaxlib, so
+    only when asked)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "print the version of hlograph, jaxlib and StableHLO and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(version_text(parser.prog) + "\n")
+        sys.stdout.flush()
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hlograph", description="Tensor graphs -> StableHLO -> PJRT.")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="build, lower, compile and run a small model; check it")
     demo.add_argument("--platform", default="cpu", help="cpu (default), gpu or tpu")

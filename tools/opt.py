@@ -5,6 +5,8 @@
     hlograph-opt --split-input-file -p hlograph-simplify-algebra cases.mlir
     cat input.mlir | hlograph-opt -O2 -
     hlograph-opt --list-passes
+    hlograph-opt model.mlirbc -O2 -o optimized.mlirbc       # a portable artifact in and out
+    hlograph-opt --load-pass-plugin my_passes.py -p my-pass input.mlir
 
 Errors are printed as ``file:line:col: error: message`` and exit with status 1;
 nothing prints a Python traceback.
@@ -18,6 +20,7 @@ import re
 import sys
 from typing import Sequence
 
+from .cli import VersionAction
 from .pipes import stop_on_broken_pipe
 
 __all__ = ["main"]
@@ -40,15 +43,23 @@ def _parser() -> argparse.ArgumentParser:
         prog="hlograph-opt",
         description="Run hlograph and MLIR pass pipelines on StableHLO modules.",
     )
+    p.add_argument("--version", action=VersionAction)
     p.add_argument("input", nargs="?", default="-",
-                   help="input .mlir file (text or bytecode), or - for stdin (default)")
-    p.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
+                   help="input .mlir file (text, bytecode or a StableHLO portable artifact), "
+                        "or - for stdin (default)")
+    p.add_argument("-o", dest="output", default="-",
+                   help="output file (default: stdout); a name ending in .mlirbc gets a portable artifact")
+    p.add_argument("--emit-bytecode", action="store_true",
+                   help="write a StableHLO portable artifact (VHLO bytecode): at the input "
+                        "artifact's version, else the oldest the module's ops allow")
+    p.add_argument("--load-pass-plugin", action="append", default=[], metavar="FILE_OR_MODULE",
+                   help="a Python file or importable module that registers passes on import (repeatable)")
     p.add_argument("-p", "--pass-pipeline", dest="pipeline", action="append", default=None,
                    metavar="PIPELINE",
                    help="textual pipeline, e.g. 'builtin.module(hlograph-fold-constants,cse)' "
                         "(repeat to append)")
     for level in ("0", "1", "2"):
-        p.add_argument(f"-O{level}", dest="opt_level", action="store_const", const=f"O{level}",
+        p.add_argument(f"-O{level}", dest="opt_levels", action="append_const", const=f"O{level}",
                        help=f"run the named pipeline O{level}")
     p.add_argument("--split-input-file", action="store_true",
                    help=f"process each chunk separated by '{_SPLIT_MARKER}' as its own module")
@@ -128,12 +139,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def _load_plugin(spec: str) -> None:
+    """Imports a pass plugin: a Python file (by path) or an importable module."""
+    import importlib
+    import importlib.util
+
+    if spec.endswith(".py") or os.sep in spec or os.path.isfile(spec):
+        if not os.path.isfile(spec):
+            raise ValueError(f"cannot load pass plugin {spec}: no such file")
+        name = "hlograph_pass_plugin_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(spec))[0])
+        module_spec = importlib.util.spec_from_file_location(name, spec)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as e:
+            del sys.modules[name]
+            raise ValueError(f"cannot load pass plugin {spec}: {type(e).__name__}: {e}") from None
+        return
+    try:
+        importlib.import_module(spec)
+    except Exception as e:
+        raise ValueError(f"cannot load pass plugin {spec}: {type(e).__name__}: {e}") from None
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    levels = list(dict.fromkeys(args.opt_levels or []))
+    if len(levels) > 1:
+        sys.stderr.write("hlograph-opt: error: conflicting optimization levels "
+                         f"{' and '.join('-' + lv for lv in levels)}: give one\n")
+        return 1
+    args.opt_level = levels[0] if levels else None
+    for plugin in args.load_pass_plugin:
+        try:
+            _load_plugin(plugin)
+        except ValueError as e:
+            sys.stderr.write(f"hlograph-opt: error: {e}\n")
+            return 1
     if args.list_passes:
         _list_passes(sys.stdout)
         return 0
 
+    from ..xla import mlir
     from ..xla.mlir import ir, make_context
     from ..passes.pipeline import Instrumentation, build_pass_manager, format_diagnostics, run
     from ..passes.registry import PassError
@@ -160,6 +208,14 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as e:
         sys.stderr.write(f"hlograph-opt: error: cannot read {args.input}: {e.strerror}\n")
         return 1
+    artifact = mlir.artifact_version(data)
+    if artifact is not None:
+        newest = mlir.stablehlo_versions()[1]
+        if mlir.parse_version(artifact) > mlir.parse_version(newest):
+            sys.stderr.write(f"hlograph-opt: error: {source} was written at StableHLO {artifact}, newer "
+                             f"than {newest}, the newest this jaxlib reads\n")
+            return 1
+    emit_bytecode = args.emit_bytecode or args.output.endswith(".mlirbc")
     if data.startswith(_BYTECODE_MAGIC):
         chunks = [(data, 0)]  # MLIR bytecode: one module
     else:
@@ -173,9 +229,14 @@ def _main(argv: Sequence[str] | None) -> int:
     failed = False
     for chunk, offset in chunks:
         ctx = make_context()
+        if isinstance(chunk, str):  # leading newlines keep a chunk's lines those of the file
+            chunk, offset = "\n" * offset + chunk, 0
         with ctx:
             try:
-                module = ir.Module.parse(chunk)
+                if artifact is not None:
+                    module = mlir.deserialize_portable_artifact(chunk, ctx)
+                else:
+                    module = ir.Module.parse(chunk)
             except ir.MLIRError as e:
                 sys.stderr.write(_shift_lines(format_diagnostics(e, source), source, offset) + "\n")
                 failed = True
@@ -197,7 +258,21 @@ def _main(argv: Sequence[str] | None) -> int:
             except ValueError as e:
                 sys.stderr.write(f"hlograph-opt: error: {e}\n")
                 return 1
-            outputs.append(module.operation.get_asm(enable_debug_info=args.mlir_print_debuginfo))
+            if emit_bytecode:
+                try:
+                    outputs.append(mlir.serialize_portable_artifact(module, artifact) if artifact
+                                   else mlir.serialize_portable_artifact_oldest(module)[0])
+                except Exception as e:
+                    sys.stderr.write(f"hlograph-opt: error: cannot write {source} as a StableHLO "
+                                     f"portable artifact: {e}\n")
+                    return 1
+                continue
+            text = module.operation.get_asm(enable_debug_info=args.mlir_print_debuginfo)
+            if args.mlir_print_debuginfo:
+                text = _name_locations(text, source)
+            outputs.append(text)
+    if emit_bytecode:
+        return _write_bytecode(outputs, args.output, failed)
     result = f"\n{_SPLIT_MARKER}\n".join(o.rstrip("\n") for o in outputs) + ("\n" if outputs else "")
     if args.output == "-":
         sys.stdout.write(result)
@@ -208,6 +283,35 @@ def _main(argv: Sequence[str] | None) -> int:
                 f.write(result)
         except OSError as e:
             sys.stderr.write(f"hlograph-opt: error: cannot write {args.output}: {e.strerror}\n")
+            return 1
+    return 1 if failed else 0
+
+
+def _name_locations(text: str, source: str) -> str:
+    """The parser names its input ``-``; printed locations name the file."""
+    name = source.replace("\\", "\\\\").replace('"', '\\"')
+    return re.sub(r'(?<=loc\()"-"(?=:\d+:\d+)|(?<=[(\s])"-"(?=:\d+:\d+)', f'"{name}"', text)
+
+
+def _write_bytecode(outputs: list[bytes], output: str, failed: bool) -> int:
+    if len(outputs) > 1:
+        sys.stderr.write("hlograph-opt: error: a portable artifact holds one module; "
+                         "drop --split-input-file or write text\n")
+        return 1
+    data = outputs[0] if outputs else b""
+    if output == "-":
+        if sys.stdout.isatty():
+            sys.stderr.write("hlograph-opt: error: not writing bytecode to a terminal; give -o FILE\n")
+            return 1
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            with open(output, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            sys.stderr.write(f"hlograph-opt: error: cannot write {output}: {e.strerror}\n")
             return 1
     return 1 if failed else 0
 

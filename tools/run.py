@@ -3,6 +3,7 @@
     hlograph-run add.mlir --input x.npy --input y.npy     # prints the results
     hlograph-run -O2 testdata/abs_float32_20_20.mlir      # runs its check.* assertions
     hlograph-run --args-from-inputs -O2 prog.mlir         # @inputs() values become arguments
+    hlograph-run model.mlirbc --input x.npy               # a portable artifact (Lowered.serialize())
 
 The public ``@main`` runs with no arguments, or with arguments from ``--input``
 (``.npy``, repeatable) or ``--inputs`` (one ``.npz``: ``arr_0``, ``arr_1``, ... or
@@ -26,6 +27,7 @@ from typing import Sequence, TextIO
 
 import numpy as np
 
+from .cli import VersionAction
 from .pipes import stop_on_broken_pipe
 
 __all__ = ["main", "run_source", "format_result"]
@@ -44,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Compile a StableHLO module with PJRT, run its public @main and "
                     "compare its check.* assertions.",
     )
-    p.add_argument("file", help="the module: MLIR text or bytecode; '-' reads standard input")
+    p.add_argument("--version", action=VersionAction)
+    p.add_argument("file", help="the module: MLIR text or bytecode, or a StableHLO portable artifact "
+                                "(Lowered.serialize()); '-' reads standard input")
     opt = p.add_mutually_exclusive_group()
     opt.add_argument("-O", dest="opt_level", choices=["0", "1", "2"],
                      help="run the named pipeline O0, O1 or O2 before compiling")

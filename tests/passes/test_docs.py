@@ -33,15 +33,18 @@ def test_writing_a_pass_code_runs(scratch_registry, capsys):
 
 
 def test_writing_a_pass_lit_test_passes(scratch_registry, tmp_path, capsys):
-    namespace: dict = {"__name__": "docs_writing_a_pass"}
-    exec(compile(blocks("python")[0] + blocks("python")[1], str(DOC), "exec", dont_inherit=True), namespace)
+    # the plugin the RUN line loads: the pattern and the pass, as the tutorial says
+    (tmp_path / "swap_select_of_not.py").write_text(blocks("python")[0] + blocks("python")[1])
     (lit_case,) = blocks("mlir")
     run_line = lit_case.splitlines()[0]
-    assert run_line.startswith("// RUN: hlograph-opt %s -p hlograph-swap-select-of-not --split-input-file")
+    assert run_line.startswith("// RUN: hlograph-opt %s --load-pass-plugin %S/swap_select_of_not.py")
     source = tmp_path / "hlograph-swap-select-of-not.mlir"
     source.write_text(lit_case)
+    # the RUN line's hlograph-opt arguments, with lit's substitutions
+    argv = run_line.split("hlograph-opt", 1)[1].split("|", 1)[0].split()
+    argv = [a.replace("%s", str(source)).replace("%S", str(tmp_path)) for a in argv]
     capsys.readouterr()
-    assert opt.main([str(source), "-p", "hlograph-swap-select-of-not", "--split-input-file"]) == 0
+    assert opt.main(argv) == 0
     output = capsys.readouterr().out
     proc = run_filecheck(source, output)
     assert proc.returncode == 0, proc.stderr
