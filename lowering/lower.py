@@ -3,6 +3,8 @@ topological order, each lowered by its registered rule."""
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any, Callable, Sequence
 
 from ..frontend.graph import Apply, Constant, Graph, Variable
@@ -10,6 +12,7 @@ from . import emit
 from .context import HostCalls, LoweringContext, ModuleContext
 from ..xla.mlir import func, ir, make_context, tensor_type
 from ..xla.ffi import host_call
+from ..xla import log
 from .registry import get_rule, has_rule
 
 __all__ = ["lower_graph", "emit_nodes", "value_of", "LoweringError", "CompileError"]
@@ -62,12 +65,14 @@ def lower_host_call(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]
 
 
 def rule_for(op, mctx: ModuleContext) -> Callable:
-    """The rule lowering ``op`` in the module of ``mctx``: its registered rule, or for a
+    """The rule lowering ``op`` in the module of ``mctx``: its registered rule (for the
+    module's platform first, see ``registry.lookup``), or for a
     host op that ``mctx.host_calls`` can call, its in-module host call (the placement
     policy leaves such ops in a device module only on the CPU)."""
-    if (op.host_only or not has_rule(op)) and mctx.host_calls is not None and mctx.host_calls.can_call(op):
+    if (op.host_only or not has_rule(op, mctx.platform)) and mctx.host_calls is not None \
+            and mctx.host_calls.can_call(op):
         return lower_host_call
-    return get_rule(op)
+    return get_rule(op, mctx.platform)
 
 
 def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Value],
@@ -104,6 +109,7 @@ def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = 
     for v in graph.inputs:
         if not v.type.is_static:
             raise ValueError(f"input {v!r} has an unknown dimension; specialize it before lowering")
+    start = time.perf_counter()
     ctx = make_context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
@@ -125,6 +131,9 @@ def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = 
             module.operation.verify()
         except ir.MLIRError as e:
             raise LoweringError(f"the lowered module does not verify (a rule emitted invalid IR):\n{e}") from None
+    if log.LOWER.isEnabledFor(logging.INFO):
+        log.LOWER.info("lowered %s (%d nodes) to StableHLO for %s in %.2f ms", name, len(graph.nodes),
+                       platform or "the default platform", (time.perf_counter() - start) * 1e3)
     return module
 
 

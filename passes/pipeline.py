@@ -12,12 +12,15 @@ for the whole pipeline or for one of its items.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Sequence, TextIO
 
+from ..xla import log
 from ..xla.mlir import hlo, ir, make_context, passmanager
 from .registry import (
     ModulePass, PassError, close_matches, is_registered, make_pass, pass_names,
@@ -218,6 +221,22 @@ class _Probe:
         emit(op, self.label, self.inst, self.printing, self.state)
 
 
+class _Clock:
+    """Runs after a pipeline item while the ``hlograph.passes`` logger is on:
+    logs the item with the time since the previous item ended."""
+
+    def __init__(self, item: str, state: dict):
+        self.item = item
+        self.state = state
+
+    def __call__(self, op: ir.Operation, pass_) -> None:
+        now = time.perf_counter()
+        start = self.state.get("clock")
+        if start is not None:
+            log.PASSES.info("pass %s in %.2f ms", self.item, (now - start) * 1e3)
+        self.state["clock"] = time.perf_counter()
+
+
 def emit(op: ir.Operation, label: str, inst: Instrumentation, printing: bool, state: dict) -> None:
     text = None
     if printing:
@@ -259,6 +278,7 @@ def build_pass_manager(pipeline: str, context: ir.Context | None = None,
     pm = passmanager.PassManager("builtin.module", context=context)
     built = BuiltPipeline(pm, [it.text for it in items])
     probes = instrumentation.needs_probes()
+    clocks = log.PASSES.isEnabledFor(logging.INFO)
     after = set(instrumentation.print_ir_after)
     for item in items:
         if item.ours is not None:
@@ -276,6 +296,10 @@ def build_pass_manager(pipeline: str, context: ir.Context | None = None,
             probe = _Probe(f"After {item.text}", instrumentation, printing, built.state)
             built.keepalive.append(probe)
             pm.add(probe, name="HlographProbe", argument="hlograph-probe")
+        if clocks:
+            clock = _Clock(item.text, built.state)
+            built.keepalive.append(clock)
+            pm.add(clock, name="HlographClock", argument="hlograph-clock")
     unknown = after - {it.name for it in items} - {it.text for it in items}
     if unknown:
         raise ValueError(f"print_ir_after names passes that are not in the pipeline: {sorted(unknown)}")
@@ -379,6 +403,7 @@ def run(module: ir.Module | str, pipeline: str = "O2", *, verify_each: bool = Tr
             name = module.operation.attributes["sym_name"].value if "sym_name" in module.operation.attributes else "module"
             built.state["prefix"] = f"module_{next(_dump_counter):04d}.{name}"
             emit(module.operation, "Before pipeline", inst, False, built.state)
+        start = built.state["clock"] = time.perf_counter()
         try:
             if built.items:
                 built.pm.run(module.operation)
@@ -388,5 +413,7 @@ def run(module: ir.Module | str, pipeline: str = "O2", *, verify_each: bool = Tr
             raise PassError(f"pipeline {pipeline!r} failed:\n{format_diagnostics(e)}") from e
         finally:
             del built
+    if log.PASSES.isEnabledFor(logging.INFO):
+        log.PASSES.info("pipeline %s in %.2f ms", pipeline, (time.perf_counter() - start) * 1e3)
     return module
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import struct
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from ..xla import mlir, pjrt
+from ..xla import log, mlir, pjrt
 
 __all__ = [
     "ENV_DIR", "ENV_MAX_BYTES", "DEFAULT_MAX_BYTES", "ExecutableCache", "CacheEntry",
@@ -418,6 +419,16 @@ class _KeyLocks:
 _key_locks = _KeyLocks()
 
 
+def _compile(client, bytecode: bytes, devices: Sequence, options):
+    """PJRT's compile, logged on ``hlograph.compile`` with its time."""
+    start = time.perf_counter()
+    loaded = pjrt.compile_and_load(client, bytecode, devices, options)
+    if log.COMPILE.isEnabledFor(logging.INFO):
+        log.COMPILE.info("XLA compiled %d bytes of StableHLO for %s in %.2f ms", len(bytecode),
+                         ", ".join(str(d) for d in devices), (time.perf_counter() - start) * 1e3)
+    return loaded
+
+
 def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerprint: bytes | None = None):
     """The loaded executable of ``bytecode`` for ``devices``: from the disk cache
     when it holds a valid entry, else compiled by PJRT and stored. The entry's
@@ -426,22 +437,28 @@ def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerpr
     cache = get_cache()
     if cache is None:
         _count("uncached")
-        return pjrt.compile_and_load(client, bytecode, devices, options)
+        log.CACHE.info("on-disk cache off (%s=off): compiling", ENV_DIR)
+        return _compile(client, bytecode, devices, options)
     program = bytecode if fingerprint is None else fingerprint
     key = cache_key(program, devices, options, pjrt.runtime_fingerprint(client))
     with _key_locks.hold(key):
+        start = time.perf_counter()
         payload = cache.read(key)
         if payload is not None:
             try:
                 loaded = pjrt.deserialize_executable(client, payload, devices, options)
             except Exception:  # jaxlib cannot load it (a stray file with a valid header)
                 _count("corrupt")
+                log.CACHE.info("on-disk entry %s rejected: jaxlib cannot load it", key)
             else:
                 cache.touch(key)
                 _count("hits")
+                log.CACHE.info("on-disk hit %s in %s: loaded in %.2f ms", key, cache.directory,
+                               (time.perf_counter() - start) * 1e3)
                 return loaded
         _count("misses")
-        loaded = pjrt.compile_and_load(client, bytecode, devices, options)
+        log.CACHE.info("on-disk miss %s in %s: compiling", key, cache.directory)
+        loaded = _compile(client, bytecode, devices, options)
         try:
             payload = pjrt.serialize_executable(loaded)
         except Exception:  # executables this platform cannot serialize stay uncached

@@ -5,21 +5,31 @@ Numba implementation."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
+import time
 import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
 from ...frontend.graph import Apply, Constant, Variable
+from ...xla import log
 from .generated import HostCompileError, code_version, load_generated, numba_module
 from .registry import get_impl
 
-__all__ = ["HostSegment", "HostCompileError", "compile_segment"]
+__all__ = ["HostSegment", "HostCompileError", "compile_segment", "quiet_python_fallback"]
 
 
 _warned: set[type] = set()
 _warn_lock = threading.Lock()
+
+
+def quiet_python_fallback(op_class: type) -> None:
+    """No warning when an Op of ``op_class`` runs its Python perform on the host (a
+    wrapper whose creator already warns, naming what it wraps)."""
+    with _warn_lock:
+        _warned.add(op_class)
 
 
 def _warn_python_fallback(node: Apply) -> None:
@@ -36,6 +46,15 @@ def _warn_python_fallback(node: Apply) -> None:
         f"hlograph.host.register)",
         RuntimeWarning, stacklevel=4,
     )
+
+
+def _numba_value(value: Any) -> Any:
+    """``value`` as Numba takes it: float16/bfloat16 (which Numba lacks) as float32,
+    exactly; results convert back to the node's dtype."""
+    arr = np.asarray(value)
+    if arr.dtype.itemsize == 2 and arr.dtype.kind not in "iub":  # float16, bfloat16
+        return arr.astype(np.float32)
+    return arr
 
 
 class HostSegment:
@@ -86,7 +105,7 @@ class HostSegment:
             for v in node.inputs:
                 if isinstance(v, Constant):
                     cname = f"c{len(globs)}"
-                    globs[cname] = v.data
+                    globs[cname] = _numba_value(v.data)
                     names[id(v)] = cname
                 args.append(names[id(v)])
             outs = [f"v{k}_{j}" for j in range(len(node.outputs))]
@@ -135,8 +154,9 @@ class HostSegment:
         for node, fn in zip(self.nodes, self._jitted):
             args = [v.data if isinstance(v, Constant) else env[id(v)] for v in node.inputs]
             if fn is not None:
-                outs = fn(*args)
+                outs = fn(*(_numba_value(a) for a in args))
                 outs = outs if len(node.outputs) > 1 else (outs,)
+                outs = [np.asarray(val).astype(o.dtype, copy=False) for o, val in zip(node.outputs, outs)]
             else:
                 outs = node.op.perform(node, args)
             for o, val in zip(node.outputs, outs):
@@ -144,11 +164,19 @@ class HostSegment:
         return tuple(env[id(v)] for v in self.outputs)
 
     def __call__(self, *values: Any) -> list[np.ndarray]:
+        start = None
         if self._fn is None:
             with self._lock:
                 if self._fn is None:
+                    start = time.perf_counter()
                     self._fn = self._build()
-        results = self._fn(*(np.asarray(v) for v in values))
+        convert = np.asarray if self.python else _numba_value
+        results = self._fn(*(convert(v) for v in values))
+        if start is not None and log.HOST.isEnabledFor(logging.INFO):
+            ops = ", ".join(type(n.op).__name__ for n in self.nodes)
+            log.HOST.info("host segment (%s; %s) built and run once (Numba compiles on this first "
+                          "call) in %.2f ms", ops, "Python perform" if self.python else "Numba",
+                          (time.perf_counter() - start) * 1e3)
         out = []
         for var, val in zip(self.outputs, results):
             arr = np.asarray(val)
