@@ -21,12 +21,13 @@ merge_mlir_modules = _jax_mlir.merge_mlir_modules
 def jax_stablehlo_text(fn, arg_types, platform: str | None = None) -> str:
     """The StableHLO module (text) that ``jax.jit(fn)`` lowers to for arguments of
     ``arg_types`` (TensorTypes) on ``platform`` (None: jax's default backend), with
-    64-bit types enabled for this thread only."""
+    64-bit types enabled for this thread only. Arguments ``fn`` does not use stay
+    arguments of ``@main`` (``keep_unused``), so a call passes every operand."""
     specs = [jax.ShapeDtypeStruct(tuple(t.shape), t.dtype) for t in arg_types]
     platforms = None if platform is None else (platform,)
     prev = swap_x64_local(True)
     try:
-        lowered = jax.jit(fn).trace(*specs).lower(lowering_platforms=platforms)
+        lowered = jax.jit(fn, keep_unused=True).trace(*specs).lower(lowering_platforms=platforms)
     finally:
         set_x64_local(prev)
     # the full text (no elided constants), without jax's source locations

@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+import hlograph as hg
 from hlograph.interop.jax import from_jax
 from hlograph.testing import print_ir
 
@@ -93,3 +94,118 @@ def float64():
 # CHECK: stablehlo.multiply %arg0, {{.*}} : tensor<3xf64>
 # CHECK: stablehlo.add {{.*}} : tensor<3xf64>
 float64()
+
+
+def jax_op():
+    # hg.jax_op: jax's lowering of the function, merged as a private function and
+    # called; an operand the function ignores stays in its signature (keep_unused)
+    x = hg.tensor("x", (3,), "float32")
+    y = hg.tensor("y", (2,), "int32")
+    print_ir("jax_op", hg.Graph([x, y], hg.exp(hg.jax_op(lambda a, b: jnp.sin(a))(x, y))))
+
+
+# CHECK-LABEL: TEST: jax_op float32[3]
+# CHECK: %[[C:.+]] = call @[[FN:jax_jaxop[0-9_]*]](%arg0, %arg1) : (tensor<3xf32>, tensor<2xi32>) -> tensor<3xf32>
+# CHECK: %[[E:.+]] = stablehlo.exponential %[[C]] : tensor<3xf32>
+# CHECK: return %[[E]]
+# CHECK: func.func private @[[FN]](%arg0: tensor<3xf32>, %arg1: tensor<2xi32>) -> tensor<3xf32>
+# CHECK: stablehlo.sine %arg0
+# CHECK-NOT: stablehlo.slice
+# CHECK: return
+jax_op()
+
+
+def custom_vjp_grad():
+    # the gradient of an imported custom_vjp function is jax's backward rule (here
+    # deliberately 100 * ct, not cos(x) * ct), computed by jax inside the module
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defvjp(lambda x: (jnp.sin(x), None), lambda res, ct: (ct * 100.0,))
+    g = from_jax(lambda x: jnp.sum(f(x)), f32(3))
+    print_ir("custom_vjp_grad", hg.Graph(g.inputs, hg.grad(g.outputs[0], g.inputs[0])))
+
+
+# CHECK-LABEL: TEST: custom_vjp_grad float32[3]
+# CHECK: %[[ONES:.+]] = stablehlo.broadcast_in_dim {{.*}} -> tensor<3xf32>
+# CHECK: %[[G:.+]] = call @[[FN:jax_jaxop[0-9_]*]](%arg0, %[[ONES]]) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+# CHECK: return %[[G]] : tensor<3xf32>
+# CHECK: func.func private @[[FN]](%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>
+# CHECK-NOT: stablehlo.cosine
+# CHECK: stablehlo.constant dense<1.000000e+02>
+# CHECK: stablehlo.multiply %arg1
+custom_vjp_grad()
+
+
+def to_jax():
+    # hg.to_jax inside jax.jit: hlograph's module merged into jax's as a private
+    # function and called (no callback)
+    w = hg.tensor("w", (3,), "float32")
+    t = hg.to_jax(hg.Graph([w], hg.tanh(w) * 2.0))
+    print("TEST: to_jax")
+    print(jax.jit(lambda v: jnp.cos(t(v))).lower(f32(3)).as_text())
+
+
+# CHECK-LABEL: TEST: to_jax
+# CHECK: func.func public @main(%arg0: tensor<3xf32>)
+# CHECK: %[[C:.+]] = call @[[FN:hlograph_graph[0-9_]+]](%arg0) : (tensor<3xf32>) -> tensor<3xf32>
+# CHECK: stablehlo.cosine %[[C]]
+# CHECK: func.func private @[[FN]](%arg0: tensor<3xf32>) -> tensor<3xf32>
+# CHECK: stablehlo.tanh %arg0
+# CHECK-NOT: callback
+to_jax()
+
+
+def i32():
+    return jax.ShapeDtypeStruct((), jnp.int32)
+
+
+def dynamic_slice():
+    # x[i] at a traced i: jax wraps a negative i, then its dynamic_slice clamps
+    print_ir("dynamic_slice", from_jax(lambda x, i: lax.dynamic_slice(x, (i, 1), (2, 3)), f32(4, 5), i32()))
+
+
+# CHECK-LABEL: TEST: dynamic_slice float32[4,5]
+# CHECK: func.func public @main(%arg0: tensor<4x5xf32>, %arg1: tensor<i32>) -> tensor<2x3xf32>
+# CHECK-NOT: stablehlo.gather
+# CHECK: %[[D:.+]] = stablehlo.dynamic_slice %arg0, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, sizes = [2, 3] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+# CHECK: return %[[D]] : tensor<2x3xf32>
+dynamic_slice()
+
+
+def dynamic_update_slice():
+    print_ir("dynamic_update_slice",
+             from_jax(lambda x, u, i: lax.dynamic_update_slice(x, u, (1, i)), f32(4, 5), f32(2, 2), i32()))
+
+
+# CHECK-LABEL: TEST: dynamic_update_slice float32[4,5]
+# CHECK-NOT: stablehlo.scatter
+# CHECK: %[[U:.+]] = stablehlo.dynamic_update_slice %arg0, %arg1, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : (tensor<4x5xf32>, tensor<2x2xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>
+# CHECK: return %[[U]] : tensor<4x5xf32>
+dynamic_update_slice()
+
+
+def dynamic_slice_grad():
+    # the gradient of x[i] is a dynamic_update_slice of the cotangent into zeros
+    print_ir("dynamic_slice_grad", from_jax(jax.grad(lambda x, i: jnp.sum(x[i] ** 2)), f32(4, 3), i32()))
+
+
+# CHECK-LABEL: TEST: dynamic_slice_grad float32[4,3]
+# CHECK-NOT: stablehlo.gather
+# CHECK: stablehlo.dynamic_slice %arg0, {{.*}} sizes = [1, 3]
+# CHECK-NOT: stablehlo.scatter
+# CHECK: stablehlo.dynamic_update_slice {{.*}} : (tensor<4x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
+dynamic_slice_grad()
+
+
+def dynamic_slice_at_known_starts():
+    print_ir("dynamic_slice_at_known_starts",
+             from_jax(lambda x: lax.dynamic_slice(x, (3, -2), (2, 3)), f32(4, 5)))
+
+
+# known starts are a static slice, clamped: 3 -> 2, and -2 (wrapped by jax to 3) -> 2
+# CHECK-LABEL: TEST: dynamic_slice_at_known_starts float32[4,5]
+# CHECK-NOT: stablehlo.dynamic_slice
+# CHECK: stablehlo.slice %arg0 [2:4, 2:5] : (tensor<4x5xf32>) -> tensor<2x3xf32>
+dynamic_slice_at_known_starts()

@@ -9,9 +9,12 @@
 - ``scan`` becomes a Scan: the carry is the recurrent state, the ``xs`` the
   sequences (flipped for ``reverse=True``, and the stacked ``ys`` flipped back);
 - calls (``jit``, ``closed_call``, ``core_call``, ``checkpoint``/``remat``) are inlined;
-- ``custom_jvp_call`` and ``custom_vjp_call`` import their primal computation
-  (the custom derivative rules are jax's and are not imported: ``hg.grad`` of
-  the imported graph differentiates the primal ops);
+- ``custom_jvp_call`` and ``custom_vjp_call`` (``jax.custom_jvp``/``jax.custom_vjp``
+  functions: ``jax.nn.relu``, ``jax.nn.softplus``, ...) import their primal
+  computation as hlograph ops, wrapped in an ``hg.custom_vjp`` whose backward
+  rule is jax's: a ``JaxOp`` (interop/jax/jax_op.py) of ``jax.vjp`` of the
+  primitive bound again, so ``hg.grad`` of the imported graph gives what
+  ``jax.grad`` gives, custom rule included;
 - ``custom_linear_solve`` imports its ``solve`` function applied to ``b``.
 """
 
@@ -19,13 +22,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import jax
 import numpy as np
+from jax.extend.core import primitives as jex_primitives
 
+from ....frontend.autodiff import custom_vjp as hg_custom_vjp
 from ....frontend.graph import Graph, Variable
 from ....frontend.ops.control import IfElse, Scan, Switch, WhileLoop
-from ....frontend.types import TensorType
-from ..avals import ClosedJaxpr
+from ....frontend.types import TensorType, is_inexact
+from ..avals import ClosedJaxpr, is_64bit
 from ..interpreter import eval_jaxpr
+from ..jax_op import JaxOp
 from ..registry import Unsupported, register
 from .common import const, hg, static_value
 
@@ -64,14 +71,68 @@ def checkpoint(*args, jaxpr, **params):
     return inline(jaxpr, *args)
 
 
+def _uses_x64(jaxpr: Any) -> bool:
+    closed = jaxpr if isinstance(jaxpr, ClosedJaxpr) else None
+    avals = [*closed.in_avals, *closed.out_avals] if closed is not None else \
+        [v.aval for v in (*jaxpr.invars, *jaxpr.outvars)]
+    return bool(jax.config.jax_enable_x64) or any(is_64bit(getattr(a, "dtype", None)) for a in avals)
+
+
+def custom_derivative(primitive: Any, params: dict[str, Any], call_jaxpr: Any,
+                      args: Sequence[Variable]) -> list[Variable]:
+    """The primal computation of a custom-derivative call, whose pullback is jax's
+    (``jax.vjp`` of the primitive bound again with its params, as a ``JaxOp``)."""
+    # the leading ``num_consts`` operands are values the function closes over: jax's
+    # rule differentiates the others only
+    wrt = tuple(i for i, a in enumerate(args)
+                if i >= params.get("num_consts", 0) and is_inexact(a.dtype))
+    if not wrt:
+        return inline(call_jaxpr, *args)
+
+    def bound(*arrays):
+        return tuple(primitive.bind(*arrays, **primitive.get_bind_params(params)))
+
+    jax_fn = JaxOp(bound, primitive.name, _uses_x64(call_jaxpr))
+    in_types = tuple(a.type for a in args)
+
+    def fwd(*xs):
+        outs = tuple(inline(call_jaxpr, *xs))
+        return outs, outs
+
+    def bwd(outs, cts):
+        out_types = tuple(o.type for o in outs)
+        mask = tuple(c is not None and is_inexact(t.dtype) for c, t in zip(cts, out_types))
+        result: list[Variable | None] = [None] * len(args)
+        if not any(mask):
+            return tuple(result)
+        grads = jax_fn.vjp_op(in_types, out_types, mask, wrt).make_node(
+            *args, *(c for c, m in zip(cts, mask) if m)).outputs
+        for i, g in zip(wrt, grads):
+            result[i] = g
+        return tuple(result)
+
+    def primal(*xs):
+        return fwd(*xs)[0]
+
+    primal.__name__ = primitive.name
+    return list(hg_custom_vjp(primal, fwd, bwd)(*args))
+
+
 @register("custom_jvp_call")
 def custom_jvp_call(*args, call_jaxpr, **params):
-    return inline(call_jaxpr, *args)
+    return custom_derivative(jex_primitives.custom_jvp_call_p, dict(call_jaxpr=call_jaxpr, **params),
+                             call_jaxpr, args)
 
 
-@register("custom_vjp_call", "custom_vjp_call_jaxpr")
-def custom_vjp_call(*args, call_jaxpr=None, fun_jaxpr=None, **params):
-    return inline(call_jaxpr if call_jaxpr is not None else fun_jaxpr, *args)
+@register("custom_vjp_call")
+def custom_vjp_call(*args, call_jaxpr, **params):
+    return custom_derivative(jex_primitives.custom_vjp_call_p, dict(call_jaxpr=call_jaxpr, **params),
+                             call_jaxpr, args)
+
+
+@register("custom_vjp_call_jaxpr")
+def custom_vjp_call_jaxpr(*args, fun_jaxpr, **params):
+    return inline(fun_jaxpr, *args)
 
 
 @register("custom_linear_solve")

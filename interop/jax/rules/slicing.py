@@ -1,6 +1,11 @@
 """Slicing and indexing: ``slice``, ``dynamic_slice``, ``dynamic_update_slice``,
 ``gather`` and the ``scatter`` family, as hlograph's basic and advanced
-indexing (``x[idx]`` and ``hg.at(x)[idx].set/add/...``).
+indexing (``x[idx]`` and ``hg.at(x)[idx].set/add/...``) and its dynamic slices.
+
+``dynamic_slice`` and ``dynamic_update_slice`` are ``hg.dynamic_slice`` and
+``hg.dynamic_update_slice``, which clamp the starts as the primitives do (jax
+wraps negative starts with ops of its own before them); a dynamic slice at
+known starts is a static slice.
 
 ``gather`` and ``scatter`` translate in general (any dimension numbers): each
 operand dim that the start indices (or batching dims) address gets an index
@@ -36,52 +41,22 @@ def slice_(x, *, start_indices, limit_indices, strides=None):
     return x[key]
 
 
-def _clamped_start(start: Variable, limit: int) -> int | Variable:
-    """``start`` clamped to ``[0, limit]``: a Python int for a constant start."""
-    value = static_value(start)
-    if value is not None:
-        return int(min(max(int(value), 0), max(limit, 0)))
-    lo, hi = const(0, start.dtype), const(max(limit, 0), start.dtype)
-    return hg.minimum(hg.maximum(start, lo), hi)
-
-
-def _window_key(x: Variable, starts: Sequence[Variable], sizes: Sequence[int]) -> tuple:
-    """The index of the window ``x[starts[d] : starts[d] + sizes[d]]`` (starts clamped as
-    ``lax.dynamic_slice`` clamps them): static slices where the start is known, index
-    arrays over one contiguous run of dims otherwise, so that ``x[key]`` keeps the
-    window's dim order."""
-    clamped = [_clamped_start(s, n - size) for s, n, size in zip(starts, x.shape, sizes)]
-    dynamic = [d for d, s in enumerate(clamped) if isinstance(s, Variable)]
-    key: list[Any] = [slice(s, s + size) if not isinstance(s, Variable) else None
-                      for s, size in zip(clamped, sizes)]
-    if not dynamic:
-        return tuple(key)
-    run = range(min(dynamic), max(dynamic) + 1)
-    dtype = next(clamped[d] for d in dynamic).dtype
-    for j, d in enumerate(run):
-        ramp = hg.arange(sizes[d], dtype=dtype)
-        s = clamped[d]
-        index = hg.add(s if isinstance(s, Variable) else const(s, dtype), ramp)
-        if len(run) > 1:
-            unit = [1] * len(run)
-            unit[j] = sizes[d]
-            index = hg.reshape(index, unit)
-        key[d] = index
-    return tuple(key)
-
-
 @register("dynamic_slice")
 def dynamic_slice(x, *starts, slice_sizes):
     sizes = ints(slice_sizes)
     if len(starts) != x.ndim:
         raise Unsupported("dynamic slice sizes")
-    return x[_window_key(x, starts, sizes)]
+    values = [static_value(s) for s in starts]
+    if all(v is not None for v in values):
+        # known starts: a static slice (clamped as the primitive clamps them)
+        first = [min(max(int(v), 0), n - size) for v, n, size in zip(values, x.shape, sizes)]
+        return slice_(x, start_indices=first, limit_indices=[f + n for f, n in zip(first, sizes)])
+    return hg.dynamic_slice(x, starts, sizes)
 
 
 @register("dynamic_update_slice")
 def dynamic_update_slice(x, update, *starts):
-    key = _window_key(x, starts, update.shape)
-    return hg.at(x)[key].set(update)
+    return hg.dynamic_update_slice(x, update, starts)
 
 
 # --- gather and scatter --------------------------------------------------------------

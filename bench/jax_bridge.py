@@ -1,0 +1,139 @@
+"""The jax bridge both ways, against jax.jit, in one run.
+
+    python bench/jax_bridge.py                    # chains of 1k and 10k ops, an MLP step
+    python bench/jax_bridge.py --sizes 1000 --repeat 5
+
+- Time to StableHLO: ``from_jax(f, *specs)`` then ``hg.compile(g).lower()`` (the O2
+  pipeline included) against ``jax.jit(f).lower(*specs)`` (tracing included), on
+  a chain of sin/cos/add ops over float32[8] (1k and 10k ops) and on one SGD
+  step of a 2-layer tanh MLP written in jax (``jax.grad`` inside).
+- Per call: the same MLP step as an hlograph graph (``hlograph.testing.mlp_step_graph``)
+  called through ``hg.to_jax`` inside ``jax.jit``, against the step written in
+  jax under ``jax.jit`` (device arrays in and out, results blocked on).
+
+Repetitions are interleaved; the table shows medians and the ratio hlograph / jax.
+Both sides are checked to compute the same result before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import timeit
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import hlograph as hg  # noqa: E402
+from hlograph.testing import mlp_step_graph  # noqa: E402
+
+BATCH, N_IN, N_HIDDEN, N_OUT, LR = 32, 16, 64, 4, 0.1
+
+
+def chain(n_ops: int):
+    """sin, cos, add repeated: ``n_ops`` elementwise ops on float32[8]."""
+    def f(x):
+        v = x
+        for i in range(n_ops):
+            k = i % 3
+            v = jnp.sin(v) if k == 0 else jnp.cos(v) if k == 1 else v + x
+        return v
+    return f, (jax.ShapeDtypeStruct((8,), jnp.float32),)
+
+
+def mlp_step(x, y, w1, b1, w2, b2):
+    def loss(params):
+        w1, b1, w2, b2 = params
+        h = jnp.tanh(x @ w1 + b1)
+        err = h @ w2 + b2 - y
+        return jnp.mean(err * err)
+
+    params = (w1, b1, w2, b2)
+    value, grads = jax.value_and_grad(loss)(params)
+    return (value, *(p - LR * g for p, g in zip(params, grads)))
+
+
+def _mlp_specs():
+    shapes = [(BATCH, N_IN), (BATCH, N_OUT), (N_IN, N_HIDDEN), (N_HIDDEN,), (N_HIDDEN, N_OUT), (N_OUT,)]
+    return tuple(jax.ShapeDtypeStruct(s, jnp.float32) for s in shapes)
+
+
+def _mlp_values():
+    rng = np.random.default_rng(0)
+    return [(rng.normal(size=s.shape) / np.sqrt(s.shape[0])).astype(np.float32) for s in _mlp_specs()]
+
+
+def time_to_stablehlo(make, specs, repeat: int) -> tuple[float, float]:
+    """Medians of both sides; ``make()`` gives a fresh function each time, so that
+    no trace cached by function identity is reused (one untimed round first)."""
+    hl, jx = [], []
+    for i in range(repeat + 1):
+        f = make()
+        t0 = time.perf_counter()
+        g = hg.from_jax(f, *specs)
+        hg.compile(g).lower()
+        t1 = time.perf_counter()
+        jax.jit(f).lower(*specs).as_text()
+        t2 = time.perf_counter()
+        if i:
+            hl.append(t1 - t0)
+            jx.append(t2 - t1)
+    return statistics.median(hl), statistics.median(jx)
+
+
+def _check_import(f, specs) -> None:
+    """The imported graph (through hlograph's reference evaluator: XLA compiles a
+    10k-op chain slowly, and compiling is not what is measured) gives jax's result."""
+    rng = np.random.default_rng(1)
+    args = [(rng.normal(size=s.shape) / np.sqrt(max(s.shape[0], 1))).astype(np.float32) for s in specs]
+    got = hg.evaluate(hg.from_jax(f, *specs), *args)
+    want = f(*args)
+    for a, b in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def per_call(number: int, repeat: int) -> tuple[float, float]:
+    values = [jax.device_put(v) for v in _mlp_values()]
+    bridged = jax.jit(hg.to_jax(mlp_step_graph(BATCH, N_IN, N_HIDDEN, N_OUT, LR)))
+    native = jax.jit(mlp_step)
+    for a, b in zip(bridged(*values), native(*values)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    hl, jx = [], []
+    for _ in range(repeat):
+        hl.append(timeit.timeit(lambda: jax.block_until_ready(bridged(*values)), number=number) / number)
+        jx.append(timeit.timeit(lambda: jax.block_until_ready(native(*values)), number=number) / number)
+    return statistics.median(hl), statistics.median(jx)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="1000,10000", help="chain lengths (ops)")
+    p.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (median)")
+    p.add_argument("--number", type=int, default=2000, help="calls per per-call timing run")
+    args = p.parse_args()
+
+    rows = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        f, specs = chain(n)
+        _check_import(f, specs)
+        rows.append((f"to StableHLO: chain of {n} sin/cos/add",
+                     *time_to_stablehlo(lambda: chain(n)[0], specs, args.repeat)))
+    _check_import(mlp_step, _mlp_specs())
+    rows.append(("to StableHLO: MLP training step",
+                 *time_to_stablehlo(lambda: lambda *a: mlp_step(*a), _mlp_specs(), args.repeat)))
+    rows.append(("per call: MLP step, to_jax in jax.jit", *per_call(args.number, args.repeat)))
+
+    print("| case | hlograph | jax | ratio |")
+    print("|---|---|---|---|")
+    for name, hl, jx in rows:
+        unit, scale = ("ms", 1e3) if name.startswith("to StableHLO") else ("us", 1e6)
+        print(f"| {name} | {hl * scale:.1f} {unit} | {jx * scale:.1f} {unit} | {hl / jx:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
