@@ -18,6 +18,10 @@
   (``FallbackWarning``, once per Op class).
 - ``explain(fn)`` / ``hlograph_function(fn)``: the hlograph function behind a
   compiled PyTensor function.
+- Random variables draw with hlograph's keyed random family: a shared NumPy
+  Generator becomes a key per call and comes back as a new Generator through
+  ``updates`` (``dispatch/random.py``); ``Scan`` and ``ScalarLoop`` become hlograph
+  loops (``dispatch/scan.py``).
 
 PyTensor is imported here only (the package's ``pytensor`` extra).
 """

@@ -42,7 +42,8 @@ from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, as_dtype
 
 __all__ = ["hlograph_convert", "Context", "Conversion", "NotConvertible", "NotStatic", "NeedsShapes",
-           "from_fgraph", "from_pytensor", "convert_fgraph", "hlograph_type", "run_pytensor_node",
+           "from_fgraph", "from_pytensor", "convert_fgraph", "hlograph_type", "input_type", "is_rng_type",
+           "run_pytensor_node",
            "cast", "conform"]
 
 #: constants folded during conversion stay below this many elements (inputs and outputs)
@@ -97,6 +98,22 @@ def hlograph_type(pt_type) -> TensorType | None:
     if isinstance(pt_type, ScalarType):
         return TensorType(pt_type.dtype, ())
     return None
+
+
+def is_rng_type(pt_type) -> bool:
+    """Whether ``pt_type`` is PyTensor's random generator type (``RandomGeneratorType``)."""
+    from pytensor.tensor.random.type import RandomGeneratorType
+    return isinstance(pt_type, RandomGeneratorType)
+
+
+def input_type(pt_type) -> TensorType | None:
+    """The hlograph type of a graph input of PyTensor type ``pt_type``: its tensor type,
+    or a ``uint32[2]`` key for a random generator (the linker passes the key derived
+    from the Generator: see ``dispatch/random.py``); None for other types."""
+    if is_rng_type(pt_type):
+        from ...frontend.ops.random import KEY_TYPE
+        return KEY_TYPE
+    return hlograph_type(pt_type)
 
 
 def _is_tensorish(pt_var: PtVariable) -> bool:
@@ -412,11 +429,11 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
     if input_types is None:
         types = []
         for i, v in enumerate(pt_inputs):
-            t = hlograph_type(v.type)
+            t = input_type(v.type)
             if t is None:
                 raise NotImplementedError(
                     f"input {i} ({v}) has the PyTensor type {v.type}, which hlograph does not "
-                    f"support (tensors and scalars only; random generators are not supported yet)"
+                    f"support (tensors, scalars and random generators only)"
                 )
             types.append(t)
     else:
@@ -424,7 +441,7 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
         if len(types) != len(pt_inputs):
             raise ValueError(f"expected {len(pt_inputs)} input types, got {len(types)}")
         for i, (v, t) in enumerate(zip(pt_inputs, types)):
-            want = hlograph_type(v.type)
+            want = input_type(v.type)
             if want is None or want.dtype != t.dtype or want.ndim != t.ndim:
                 raise TypeError(f"input {i} ({v}): type {t} does not fit {v.type}")
     inputs = [Variable(t, name=v.name or f"input{i}") for i, (v, t) in enumerate(zip(pt_inputs, types))]

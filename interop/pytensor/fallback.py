@@ -87,7 +87,7 @@ class PyTensorPerform(Op):
 
 # hlograph warns once about an Op that runs its Python perform, naming its class:
 # for this wrapper FallbackWarning (at conversion) names the PyTensor Op instead
-_segment._warned.add(PyTensorPerform)
+_segment.quiet_python_fallback(PyTensorPerform)
 
 
 def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[Variable]:

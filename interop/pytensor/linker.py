@@ -9,27 +9,54 @@ plain inputs and outputs of that graph (PyTensor's function writes the updates b
 A graph converts once when every node converts whatever the input shapes; a graph
 whose conversion needs shapes (``Alloc`` of ``x.shape``, slices up to ``n - 1``,
 ...) is converted again for each new combination of argument shapes, with those
-shapes folded into constants (hlograph compiles per argument shapes anyway).
+shapes folded into constants (hlograph compiles per argument shapes anyway). Those
+conversions are kept in a least-recently-used cache of ``SHAPE_CACHE_SIZE`` (64)
+entries per function: a function called with ever new shapes does not grow without
+bound (an evicted combination converts and compiles again when it comes back; the
+compiled executables themselves may still be in hlograph's executable cache).
+Conversions are told apart by the shapes of the arguments whose PyTensor types leave
+a dimension unknown (PyTensor's input filter has checked the static ones), and a
+call with the last call's shapes takes its conversion without the lock.
+
+A call costs PyTensor's function (input filters, storage), the thunk (which returns
+the outputs it stores, so the function does not read them back), the compiled
+function's dispatch, and a copy of each array result out of its read-only device
+buffer (PyTensor's callers own and may write their results).
+
+Random generators (PyTensor's ``RandomGeneratorType``) are keys in the hlograph
+graph: the linker passes the key of each Generator argument and turns each key
+output back into a Generator (see ``dispatch/random.py``). In-place Ops
+(``destroy_map``) are not introduced (the ``inplace`` rewrites are off), every
+converted Op is functional, and results that share memory with an argument are
+copied (``_owned``): user inputs and shared values are never overwritten.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 from pytensor.compile.mode import Mode
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import JITLinker
+from pytensor.link.utils import raise_with_op
 from pytensor.scalar.basic import ScalarType
 
 from ...compiler import compile as hg_compile
 from ...frontend.ops.assertion import CheckError
 from ...frontend.types import TensorType
-from .convert import Conversion, NeedsShapes, convert_fgraph
+from .convert import Conversion, NeedsShapes, convert_fgraph, input_type, is_rng_type
+from .dispatch.random import generator_of, key_of
 
 __all__ = ["HlographLinker", "CompiledGraph", "mode", "HLOGRAPH_REWRITES", "compiled_graph",
-           "hlograph_function", "explain"]
+           "hlograph_function", "explain", "SHAPE_CACHE_SIZE"]
+
+#: the conversions per combination of argument shapes a function keeps (least recently
+#: used first out)
+SHAPE_CACHE_SIZE = 64
 
 
 class HlographLinker(JITLinker):
@@ -40,7 +67,9 @@ class HlographLinker(JITLinker):
         pipeline: hlograph's pass pipeline (``"O0"``, ``"O1"``, ``"O2"`` or a pipeline string).
     """
 
-    required_rewrites = ("minimum_compile",)
+    # scan_save_mem_no_prealloc: PyTensor's memory-saving Scan rewrite in the form the JAX and
+    # Numba backends use (buffers of the rows kept, no preallocated circular storage)
+    required_rewrites = ("minimum_compile", "scan_save_mem_no_prealloc")
     # as the JAX linker: no C-only, BLAS, in-place or fusion rewrites (XLA fuses; every
     # hlograph Op is functional)
     incompatible_rewrites = (
@@ -48,6 +77,7 @@ class HlographLinker(JITLinker):
         "BlasOpt",
         "local_careduce_fusion",
         "scan_reduce_trace_prealloc",
+        "scan_save_mem_prealloc",  # PyTensor 2.x's name of the one above
         "inplace",
         "fusion",
         "reuse_lu_decomposition_multiple_solves",
@@ -77,6 +107,34 @@ class HlographLinker(JITLinker):
     def create_thunk_inputs(self, storage_map):
         return [storage_map[n] for n in self.fgraph.inputs]
 
+    def create_jitable_thunk(self, compute_map, order, input_storage, output_storage, storage_map):
+        """``JITLinker``'s one thunk, returning the outputs it stores: PyTensor's function
+        then takes them from the thunk instead of reading every output's storage again."""
+        output_nodes = [o.owner for o in self.fgraph.outputs if o.owner is not None][:1]
+        call = self.jit_compile(self.fgraph_convert(self.fgraph, order=order, input_storage=input_storage,
+                                                    output_storage=output_storage, storage_map=storage_map))
+        thunk_inputs = self.create_thunk_inputs(storage_map)
+        thunk_outputs = [storage_map[n] for n in self.fgraph.outputs]
+        fgraph = self.fgraph
+
+        def thunk():
+            try:
+                outputs = call(*[x[0] for x in thunk_inputs])
+            except Exception:
+                if not output_nodes:
+                    raise
+                raise_with_op(fgraph, output_nodes[0], thunk)
+            if outputs is None:  # a graph without outputs
+                return thunk_outputs
+            for o_storage, o_val in zip(thunk_outputs, outputs):
+                o_storage[0] = o_val
+            return outputs
+
+        thunk.inputs = thunk_inputs
+        thunk.outputs = thunk_outputs
+        thunk.lazy = False
+        return [thunk], output_nodes, call
+
     def __repr__(self) -> str:
         return f"HlographLinker(platform={self.platform!r}, pipeline={self.pipeline!r})"
 
@@ -100,11 +158,29 @@ class CompiledGraph:
         self.platform = platform
         self.pipeline = pipeline
         self._lock = threading.Lock()
-        self._by_shapes: dict[tuple, _Entry] = {}
+        self._by_shapes: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last: _Entry | None = None
         self._generic: _Entry | None = None
         # outputs of PyTensor's scalar types come back as NumPy scalars, as PyTensor gives them
         self._scalar_outputs = [isinstance(v.type, ScalarType) for v in fgraph.outputs]
+        # random generators: a key in, a key out (dispatch/random.py)
+        self._rng_inputs = [i for i, v in enumerate(fgraph.inputs) if is_rng_type(v.type)]
+        self._rng_outputs = [is_rng_type(v.type) for v in fgraph.outputs]
+        # a generator output that is an input passed through (updates={rng: other_rng}):
+        # that input's Generator itself (a copy), not a new one from its key
+        self._rng_passthrough = {j: _passed_input(fgraph, v) for j, v in enumerate(fgraph.outputs)
+                                 if is_rng_type(v.type) and _passed_input(fgraph, v) is not None}
+        # the common case, called without per-call work on generators: no generator in or out
+        self._plain = not self._rng_inputs and not any(self._rng_outputs)
+        # per output: 0 an array (owned), 1 a NumPy scalar, 2 a Generator
+        self._out_kinds = tuple(2 if rng else 1 if scalar else 0
+                                for scalar, rng in zip(self._scalar_outputs, self._rng_outputs))
+        # the inputs whose shapes tell conversions apart: a static shape in the PyTensor type
+        # (0-d, scalars, keys, fixed dims) is the same on every call that passes its filter
+        self._keyed = tuple(i for i, v in enumerate(fgraph.inputs)
+                            if (t := input_type(v.type)) is None or not t.is_static)
+        # the shape key of the last call and its entry (one attribute: threads read it whole)
+        self._recent: tuple[tuple, _Entry] | None = None
         if not fgraph.outputs:
             return
         try:
@@ -128,16 +204,32 @@ class CompiledGraph:
         the graph needs them)."""
         if self._generic is not None:
             return self._generic
-        key = tuple(np.shape(a) for a in args)
-        entry = self._by_shapes.get(key)
-        if entry is None:
-            with self._lock:
-                entry = self._by_shapes.get(key)
-                if entry is None:
-                    types = [TensorType(v.type.dtype, s) for v, s in zip(self.fgraph.inputs, key)]
-                    entry = self._compile(convert_fgraph(self.fgraph, types))
-                    self._by_shapes[key] = entry
+        key = self._shape_key(args)
+        recent = self._recent
+        if recent is not None and recent[0] == key:
+            return recent[1]
+        return self._entry_for_key(key, args)
+
+    def _shape_key(self, args) -> tuple:
+        """The shapes of the arguments whose PyTensor types leave some dimension unknown."""
+        try:
+            return tuple([args[i].shape for i in self._keyed])
+        except AttributeError:  # a Python number or list passed directly
+            return tuple([np.shape(args[i]) for i in self._keyed])
+
+    def _entry_for_key(self, key: tuple, args) -> _Entry:
+        with self._lock:
+            entry = self._by_shapes.get(key)
+            if entry is not None:
+                self._by_shapes.move_to_end(key)
+            else:
+                types = [TensorType(input_type(v.type).dtype, np.shape(a)) for v, a in zip(self.fgraph.inputs, args)]
+                entry = self._compile(convert_fgraph(self.fgraph, types))
+                self._by_shapes[key] = entry
+                while len(self._by_shapes) > SHAPE_CACHE_SIZE:
+                    self._by_shapes.popitem(last=False)
         self._last = entry
+        self._recent = (key, entry)
         return entry
 
     def conversions(self) -> list[Conversion]:
@@ -149,28 +241,70 @@ class CompiledGraph:
     def last_entry(self) -> _Entry | None:
         return self._generic or self._last
 
+    def hlograph_args(self, args) -> list:
+        """``args`` as the compiled function takes them: a key for each random generator."""
+        args = list(args)
+        for i in self._rng_inputs:
+            args[i] = key_of(args[i])
+        return args
+
     def __call__(self, *args):
-        if not self.fgraph.outputs:
-            return None
-        entry = self._generic or self.entry_for(args)
+        entry = self._generic
+        if entry is None:
+            if not self.fgraph.outputs:
+                return None
+            if self._plain:
+                # the common case: the entry of the last call's shapes, without the lock
+                key = self._shape_key(args)
+                recent = self._recent
+                entry = recent[1] if recent is not None and recent[0] == key else self._entry_for_key(key, args)
+        if self._plain:
+            try:
+                outs = entry.function(*args)
+            except CheckError as e:
+                raise _check_error(entry, e) from None
+            return [_owned(o, args) if kind == 0 else o[()] for o, kind in zip(outs, self._out_kinds)]
+        return self._call_with_generators(entry, args)
+
+    def _call_with_generators(self, entry: _Entry | None, args) -> list:
+        generators = args
+        args = self.hlograph_args(args)
+        if entry is None:
+            entry = self.entry_for(args)
         try:
             outs = entry.function(*args)
         except CheckError as e:
-            exc = entry.conversion.checks.get(str(e))
-            if exc is None:
-                raise
-            raise exc(str(e)) from None
-        return [o[()] if scalar else _owned(o, args) for o, scalar in zip(outs, self._scalar_outputs)]
+            raise _check_error(entry, e) from None
+        res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else generator_of(o)
+               for o, kind in zip(outs, self._out_kinds)]
+        for j, i in self._rng_passthrough.items():
+            res[j] = copy.deepcopy(generators[i])
+        return res
+
+
+def _check_error(entry: _Entry, e: CheckError) -> Exception:
+    """The PyTensor exception of a failed assertion (``Assert``, ``CheckAndRaise``), or ``e``."""
+    exc = entry.conversion.checks.get(str(e))
+    return e if exc is None else exc(str(e))
+
+
+def _passed_input(fgraph, v) -> int | None:
+    """The index of the graph input that output ``v`` is (through copies and views), or None."""
+    while v.owner is not None and type(v.owner.op).__name__ in ("DeepCopyOp", "ViewOp", "OutputGuard"):
+        v = v.owner.inputs[0]
+    if v.owner is None and v in fgraph.inputs:
+        return fgraph.inputs.index(v)
+    return None
 
 
 def _owned(out: np.ndarray, args) -> np.ndarray:
     """``out`` as an array the caller may keep and write: a copy of a read-only view of a
     device buffer, or of a host result that shares memory with an argument."""
     if not out.flags.writeable:
-        return np.array(out)
+        return out.copy()
     for a in args:
         if isinstance(a, np.ndarray) and np.may_share_memory(out, a):
-            return np.array(out)
+            return out.copy()
     return out
 
 
@@ -216,7 +350,7 @@ def hlograph_function(fn, *args: Any):
             if storage is None or n_user > len(inputs):
                 raise TypeError(f"expected {len(inputs)} arguments, got {n_user}")
             args = tuple(args) + tuple(c.data for c in storage[n_user:])
-        return cg.entry_for([np.asarray(a) for a in args]).function
+        return cg.entry_for([np.asarray(a) for a in cg.hlograph_args(args)]).function
     entry = cg.last_entry()
     if entry is None:
         raise ValueError("this function's graph is converted per argument shapes: call it first, "

@@ -35,6 +35,28 @@ def convert_ifelse(op, node, inputs, ctx):
     return list(outs)
 
 
+def _shape_only(v, limit: int = 200) -> bool:
+    """Whether PyTensor value ``v`` is computed from shapes and constants only."""
+    from pytensor.graph.basic import Constant as PtConstant
+    from pytensor.tensor.shape import Shape, Shape_i
+    stack, seen = [v], set()
+    while stack:
+        w = stack.pop()
+        if id(w) in seen:
+            continue
+        seen.add(id(w))
+        if len(seen) > limit:
+            return False
+        if isinstance(w, PtConstant):
+            continue
+        if w.owner is None:
+            return False
+        if isinstance(w.owner.op, (Shape, Shape_i)):
+            continue
+        stack.extend(w.owner.inputs)
+    return True
+
+
 @hlograph_convert.register(CheckAndRaise)
 def convert_check_and_raise(op, node, inputs, ctx):
     """hlograph's check (it raises ``hlograph.CheckError``, re-raised as the Op's
@@ -42,10 +64,14 @@ def convert_check_and_raise(op, node, inputs, ctx):
     true are dropped."""
     x, *conds = inputs
     pending = []
-    for c in conds:
+    for c, pt_c in zip(conds, node.inputs[1:]):
         v = ctx.static(c, needed=False)
         if v is not None and bool(v.all()):
             continue
+        if _shape_only(pt_c):
+            # a check of shapes (PyTensor's rewrites add them): it folds away once the
+            # graph is specialized to the argument shapes, instead of running each call
+            ctx.mark_shape_dependent()
         pending.append(c)
     if not pending:
         return x

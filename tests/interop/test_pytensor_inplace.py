@@ -1,0 +1,164 @@
+"""In-place semantics in the HLOGRAPH mode: Ops with a ``destroy_map`` (written by
+the user, or run by their perform), ``mutable`` and ``borrow`` inputs and outputs,
+and ``updates`` of shared variables give what PyTensor's default mode gives, and
+never overwrite a user's array or a shared value behind its back; the per-shape
+conversion cache is bounded."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytensor")
+
+import pytensor  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+from pytensor import In, Out  # noqa: E402
+import pytensor.scalar as ps  # noqa: E402
+from pytensor.tensor.elemwise import Elemwise  # noqa: E402
+
+import hlograph.interop.pytensor as hgpt  # noqa: E402
+from hlograph.interop.pytensor import linker as hg_linker  # noqa: E402
+
+
+def _inplace(scalar_op):
+    """The Elemwise of ``scalar_op`` that writes its result into its first input."""
+    return Elemwise(scalar_op, inplace_pattern={0: 0})
+
+
+def _both(inputs, outputs, **kw):
+    """The function compiled with the HLOGRAPH mode and with PyTensor's default mode
+    (``accept_inplace``: the graph holds in-place Ops as written)."""
+    return (pytensor.function(inputs, outputs, mode="HLOGRAPH", accept_inplace=True, **kw),
+            pytensor.function(inputs, outputs, accept_inplace=True, **kw))
+
+
+def test_inplace_elemwise_on_an_intermediate():
+    x = pt.dvector("x")
+    y = _inplace(ps.exp)(x * 2.0)
+    z = _inplace(ps.add)(y, x)
+    f, ref = _both([x], [y, z])
+    xv = np.array([0.0, 1.0, -1.0])
+    keep = xv.copy()
+    got, want = f(xv), ref(xv)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w)
+    np.testing.assert_array_equal(xv, keep)
+
+
+def test_inplace_inc_and_set_subtensor():
+    x, v = pt.dvector("x"), pt.dvector("v")
+    base = x * 1.0
+    inc = pt.inc_subtensor(base[1:3], v, inplace=True)
+    st = pt.set_subtensor(x[::2], 0.0)  # of an input: never in place
+    f, ref = _both([x, v], [inc, st, x + 0])
+    xv, vv = np.arange(5.0), np.array([10.0, 20.0])
+    keep = xv.copy()
+    for g, w in zip(f(xv, vv), ref(xv, vv)):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(xv, keep)
+
+
+def test_mutable_input_gives_the_default_modes_result_and_is_not_overwritten():
+    x = pt.dvector("x")
+    out = _inplace(ps.sqr)(x)  # destroys x: PyTensor requires a mutable input
+    f, ref = _both([In(x, mutable=True)], out)
+    xv = np.array([1.0, 2.0, 3.0])
+    got = f(xv)
+    np.testing.assert_array_equal(xv, [1.0, 2.0, 3.0])  # hlograph never writes an argument
+    want = ref(xv.copy())
+    np.testing.assert_array_equal(got, want)
+    # without mutable, accept_inplace lets PyTensor's own mode overwrite the argument;
+    # hlograph still does not
+    f2, ref2 = _both([x], out)
+    yv = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(f2(yv), [1.0, 4.0, 9.0])
+    np.testing.assert_array_equal(yv, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(ref2(yv), [1.0, 4.0, 9.0])
+
+
+def test_destroying_op_run_by_its_perform_does_not_touch_its_input():
+    # the fallback runs a PyTensor perform that writes its input: it gets a copy
+    x = pt.dvector("x")
+    y = pt.inc_subtensor(x[pt.lvector("i")], 1.0, inplace=False)
+    node_y = _inplace(ps.neg)(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hgpt.FallbackWarning)
+        f, ref = _both([x, y.owner.inputs[-1]], node_y)
+        xv, iv = np.arange(4.0), np.array([0, 0, 3])
+        keep = xv.copy()
+        np.testing.assert_array_equal(f(xv, iv), ref(xv, iv))
+    np.testing.assert_array_equal(xv, keep)
+
+
+@pytest.mark.parametrize("borrow", [False, True])
+def test_borrowed_inputs_and_outputs(borrow):
+    x = pt.dvector("x")
+    f, ref = _both([In(x, borrow=borrow)], [Out(x, borrow=borrow), Out(x * 2, borrow=borrow)])
+    xv = np.arange(3.0)
+    a, b = f(xv)
+    np.testing.assert_array_equal(a, xv)
+    np.testing.assert_array_equal(b, xv * 2)
+    a[:] = -1.0  # a result is the caller's: writing it leaves the argument alone
+    np.testing.assert_array_equal(xv, np.arange(3.0))
+    a2, b2 = f(xv + 1)
+    np.testing.assert_array_equal(b, xv * 2)  # an earlier result is not overwritten
+    np.testing.assert_array_equal(b2, (xv + 1) * 2)
+
+
+@pytest.mark.parametrize("borrow", [False, True])
+def test_updates_of_shared_variables_match_the_default_mode(borrow):
+    init = np.zeros(3)
+    results = []
+    for mode in ("HLOGRAPH", None):
+        s = pytensor.shared(init.copy(), borrow=borrow, name="s")
+        n = pytensor.shared(np.int64(0), name="n")
+        x = pt.dvector("x")
+        f = pytensor.function([x], [s * 1.0, n], updates={s: s + x, n: n + 1}, mode=mode)
+        out = [f(np.ones(3)) for _ in range(3)]
+        seen = s.get_value(borrow=False)
+        seen[:] = 99.0  # a copy: the shared value is unchanged
+        results.append((out, s.get_value(), n.get_value()))
+    (got, s_got, n_got), (want, s_want, n_want) = results
+    for (a, b), (c, d) in zip(got, want):
+        np.testing.assert_array_equal(a, c)
+        assert b == d
+    np.testing.assert_array_equal(s_got, s_want)
+    np.testing.assert_array_equal(s_got, [3.0, 3.0, 3.0])
+    assert n_got == n_want == 3
+
+
+def test_shared_value_as_output_is_a_copy():
+    s = pytensor.shared(np.arange(4.0), name="s")
+    f = pytensor.function([], s, mode="HLOGRAPH")
+    out = f()
+    out[:] = 0.0
+    np.testing.assert_array_equal(s.get_value(), np.arange(4.0))
+    np.testing.assert_array_equal(f(), np.arange(4.0))
+
+
+def test_user_array_passed_to_shared_with_borrow_is_not_overwritten_by_updates():
+    arr = np.arange(3.0)
+    s = pytensor.shared(arr, borrow=True)
+    f = pytensor.function([], [], updates={s: s * 2}, mode="HLOGRAPH")
+    f()
+    f()
+    np.testing.assert_array_equal(s.get_value(), np.arange(3.0) * 4)
+    np.testing.assert_array_equal(arr, np.arange(3.0))
+
+
+def test_per_shape_cache_is_bounded(monkeypatch):
+    monkeypatch.setattr(hg_linker, "SHAPE_CACHE_SIZE", 3)
+    x = pt.dvector("x")
+    f = pytensor.function([x], x.reshape((x.shape[0], -1))[:, 0], mode="HLOGRAPH")
+    cg = hgpt.compiled_graph(f)
+    assert cg.specialized
+    for n in range(1, 6):
+        np.testing.assert_array_equal(f(np.arange(float(n))), np.arange(float(n)))
+    assert len(cg.conversions()) == 3
+    # the least recently used went first; an evicted shape converts again
+    assert set(cg._by_shapes) == {((3,),), ((4,),), ((5,),)}
+    np.testing.assert_array_equal(f(np.arange(1.0)), [0.0])
+    assert set(cg._by_shapes) == {((4,),), ((5,),), ((1,),)}
