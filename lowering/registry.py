@@ -1,4 +1,8 @@
-"""Lowering rules by Op class: ``@register(OpClass)``, looked up along the MRO."""
+"""Lowering rules by Op class: ``@register(OpClass)``, looked up along the MRO.
+
+``@register(OpClass, platform="cpu")`` files a rule for one platform beside the
+default one: lowering for that platform looks it up first (along the MRO) and
+falls back to the default rule."""
 
 from __future__ import annotations
 
@@ -6,25 +10,55 @@ from typing import Callable
 
 from ..frontend.graph import Op
 from ..frontend.registry import OpRegistry
+from ..xla.pjrt import resolve_platform
 
-__all__ = ["register", "get_rule", "has_rule", "lookup", "registered_ops"]
+__all__ = ["register", "get_rule", "has_rule", "lookup", "registered_ops", "PLATFORMS"]
 
 RULES = OpRegistry("lowering rule")
-
-#: Decorator: ``@register(MyOp)`` above ``def lower_my_op(ctx, *operands) -> list[ir.Value]``.
-register = RULES.register
-#: The rule for an Op class or its nearest base class, or None.
-lookup = RULES.lookup
-#: Op class -> rule, for the classes registered directly.
-registered_ops = RULES.registered
+#: the platforms a rule may be registered for
+PLATFORMS = ("cpu", "gpu", "tpu")
+#: platform -> the rules registered for that platform only
+PLATFORM_RULES: dict[str, OpRegistry] = {p: OpRegistry(f"{p} lowering rule") for p in PLATFORMS}
 
 
-def has_rule(op: Op) -> bool:
-    return lookup(type(op)) is not None
+def register(op_class: type[Op], platform: str | None = None):
+    """Decorator: ``@register(MyOp)`` above ``def lower_my_op(ctx, *operands) -> list[ir.Value]``
+    files the default rule; ``platform="cpu"`` (``"gpu"``, ``"tpu"``) files a rule used
+    only when lowering for that platform."""
+    if platform is None:
+        return RULES.register(op_class)
+    if platform not in PLATFORM_RULES:
+        raise ValueError(f"register(): unknown platform {platform!r}; expected one of {PLATFORMS}")
+    return PLATFORM_RULES[platform].register(op_class)
 
 
-def get_rule(op: Op) -> Callable:
-    rule = lookup(type(op))
+def lookup(op_class: type, platform: str | None = None) -> Callable | None:
+    """The rule for an Op class or its nearest base class, or None: a rule registered
+    for ``platform`` (None: jax's default platform) first, then the default one (so a
+    base class's platform rule also wins over a subclass's default rule)."""
+    if platform is None:
+        # resolving the default platform asks the backend: only for ops with platform rules
+        if all(reg.lookup(op_class) is None for reg in PLATFORM_RULES.values()):
+            return RULES.lookup(op_class)
+        platform = resolve_platform(None)
+    reg = PLATFORM_RULES.get(platform)
+    fn = reg.lookup(op_class) if reg is not None else None
+    return fn if fn is not None else RULES.lookup(op_class)
+
+
+def registered_ops(platform: str | None = None) -> dict[type, Callable]:
+    """Op class -> rule, for the classes registered directly (with ``platform``: the
+    rules registered for that platform only)."""
+    return (RULES if platform is None else PLATFORM_RULES[platform]).registered()
+
+
+def has_rule(op: Op, platform: str | None = None) -> bool:
+    return lookup(type(op), platform) is not None
+
+
+def get_rule(op: Op, platform: str | None = None) -> Callable:
+    """The rule lowering ``op`` for ``platform`` (None: jax's default platform)."""
+    rule = lookup(type(op), platform)
     if rule is None:
         props = ", ".join(f"{k}={v!r}" for k, v in op.props_dict().items()) or "no props"
         name = type(op).__name__
