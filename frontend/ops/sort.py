@@ -278,6 +278,9 @@ def argsort(x: Any, axis: int | None = -1, kind: str | None = None, *, stable: b
     always stable (``kind``/``stable`` are accepted for NumPy compatibility), also when
     ``descending``."""
     _is_stable("argsort", kind, stable)
+    x = as_variable(x)
+    if x.ndim == 0:  # numpy.argsort flattens a 0-d input whatever the axis: [0]
+        axis = None
     return ArgSort(axis, descending, True)(x)
 
 

@@ -128,6 +128,22 @@ def _rhs(op) -> str:
     return "(n)" if op.b_vector else "(n,k)"
 
 
+def _slogdet_real(a):
+    """numpy.linalg.slogdet of real matrices from their LU factors: a NaN pivot
+    leaves the sign alone (NumPy flips it for negative pivots only; jax's
+    sign(nan) would make it nan), an exact zero pivot gives (0, -inf)."""
+    lu, piv = jsp_linalg.lu_factor(a)
+    diag = jnp.diagonal(lu, axis1=-2, axis2=-1)
+    n = a.shape[-1]
+    swaps = jnp.count_nonzero(piv != jnp.arange(n, dtype=piv.dtype), axis=-1)
+    negatives = jnp.count_nonzero(diag < 0, axis=-1)
+    sign = jnp.where((swaps + negatives) % 2 == 1, -1.0, 1.0).astype(a.dtype)
+    logdet = jnp.sum(jnp.log(jnp.abs(diag)), axis=-1)
+    singular = jnp.any(diag == 0, axis=-1)
+    return (jnp.where(singular, jnp.zeros_like(sign), sign),
+            jnp.where(singular, jnp.array(-jnp.inf, a.dtype), logdet))
+
+
 #: Op class -> (op, input types) -> the jax function computing the node's outputs;
 #: the function depends only on the op's props and the input types (the bridge's key)
 JAX_FUNCTIONS = {
@@ -143,7 +159,7 @@ JAX_FUNCTIONS = {
     Pinv: lambda op, ts: lambda a: jnp.linalg.pinv(
         a, rtol=op.tolerance(ts[0].dtype, *ts[0].shape[-2:]), hermitian=op.hermitian),
     Det: lambda op, ts: jnp.linalg.det,
-    Slogdet: lambda op, ts: lambda a: tuple(jnp.linalg.slogdet(a)),
+    Slogdet: lambda op, ts: (lambda a: tuple(jnp.linalg.slogdet(a))) if is_complex(ts[0].dtype) else _slogdet_real,
     Solve: lambda op, ts: jnp.vectorize(jnp.linalg.solve, signature=f"(n,n),{_rhs(op)}->{_rhs(op)}"),
     SolveTriangular: lambda op, ts: jnp.vectorize(
         lambda a, b: jsp_linalg.solve_triangular(a, b, trans=op.trans, lower=op.lower,

@@ -8,8 +8,11 @@ compiles its small glue code. Glue whose code depends on a rank or an axis is
 generated from source with those as literals (Numba cannot slice a shape tuple
 with a computed bound).
 
-Numba has no float16 or bfloat16 arrays: the factories refuse them with a
-TypeError naming the op, which the segment reports as a HostCompileError.
+Numba has no float16 or bfloat16 arrays: a host segment hands them to Numba
+as float32 (exactly) and converts results back, so these implementations see
+float32 where the node says float16/bfloat16 (``numba_dtype``). The ops whose
+arithmetic would round differently in float32 (arange, linspace) refuse them
+with a TypeError naming the op, which the segment reports as a HostCompileError.
 """
 
 from __future__ import annotations
@@ -30,13 +33,20 @@ __all__: list[str] = []
 _NO_NUMBA = (DTYPES["float16"], DTYPES["bfloat16"])
 
 
-def _host_impl(op_class: type[Op]):
-    """``register(op_class)`` for a factory, after checking that Numba has the node's dtypes."""
+def numba_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a value of ``dtype`` has inside Numba: float32 for float16 and
+    bfloat16 (which Numba lacks; the host segment converts at its boundary)."""
+    return DTYPES["float32"] if dtype in _NO_NUMBA else dtype
+
+
+def _host_impl(op_class: type[Op], widen: bool = True):
+    """``register(op_class)`` for a factory; with ``widen=False`` it refuses
+    float16/bfloat16 values (float32 arithmetic would round differently)."""
 
     def decorator(factory: Callable[[Op, Apply], Callable]) -> Callable:
         def impl(op: Op, node: Apply) -> Callable:
             for v in list(node.inputs) + list(node.outputs):
-                if v.dtype in _NO_NUMBA:
+                if not widen and v.dtype in _NO_NUMBA:
                     raise TypeError(f"{op}: Numba has no {dtype_name(v.dtype)} arrays "
                                     f"(value of type {v.type})")
             return factory(op, node)
@@ -478,7 +488,7 @@ def numba_mask_assign(op: dyn.MaskAssign, node: Apply) -> Callable:
 # --- runtime-sized construction ------------------------------------------------------------
 @_host_impl(dyn.DynamicEye)
 def numba_dynamic_eye(op: dyn.DynamicEye, node: Apply) -> Callable:
-    dtype = op.dtype
+    dtype = numba_dtype(op.dtype)
 
     def eye(n, m, k):
         rows, cols, diag = n[()], m[()], k[()]
@@ -493,7 +503,7 @@ def numba_dynamic_eye(op: dyn.DynamicEye, node: Apply) -> Callable:
 
 @_host_impl(dyn.DynamicTri)
 def numba_dynamic_tri(op: dyn.DynamicTri, node: Apply) -> Callable:
-    dtype = op.dtype
+    dtype = numba_dtype(op.dtype)
 
     def tri(n, m, k):
         rows, cols, diag = n[()], m[()], k[()]
@@ -523,7 +533,7 @@ def _arange_length(start, stop, step):
     return max(int(math.ceil(value)), 0)
 
 
-@_host_impl(dyn.DynamicArange)
+@_host_impl(dyn.DynamicArange, widen=False)
 def numba_dynamic_arange(op: dyn.DynamicArange, node: Apply) -> Callable:
     dtype = op.dtype
     if dtype == DTYPES["bool"]:
@@ -561,7 +571,7 @@ def numba_dynamic_arange(op: dyn.DynamicArange, node: Apply) -> Callable:
     return arange
 
 
-@_host_impl(dyn.DynamicLinspace)
+@_host_impl(dyn.DynamicLinspace, widen=False)
 def numba_dynamic_linspace(op: dyn.DynamicLinspace, node: Apply) -> Callable:
     dtype = op.dtype
     cdt = op.cdtype
@@ -642,7 +652,7 @@ def _is_complex(dtype: np.dtype) -> bool:
 
 @_host_impl(dyn.SetDiff1d)
 def numba_setdiff1d(op: dyn.SetDiff1d, node: Apply) -> Callable:
-    cdt = op.compare_dtype(node)
+    cdt = numba_dtype(op.compare_dtype(node))
     member = _in_unique if _is_complex(cdt) else _in_sorted
 
     def setdiff1d(a, b):
@@ -653,7 +663,7 @@ def numba_setdiff1d(op: dyn.SetDiff1d, node: Apply) -> Callable:
 
 @_host_impl(dyn.Intersect1d)
 def numba_intersect1d(op: dyn.Intersect1d, node: Apply) -> Callable:
-    cdt = op.compare_dtype(node)
+    cdt = numba_dtype(op.compare_dtype(node))
 
     def intersect1d(a, b):
         return _intersect_unique(_unique_values(a.ravel().astype(cdt)),
@@ -663,7 +673,7 @@ def numba_intersect1d(op: dyn.Intersect1d, node: Apply) -> Callable:
 
 @_host_impl(dyn.Union1d)
 def numba_union1d(op: dyn.Union1d, node: Apply) -> Callable:
-    cdt = op.compare_dtype(node)
+    cdt = numba_dtype(op.compare_dtype(node))
 
     def union1d(a, b):
         return _unique_values(np.concatenate((a.ravel().astype(cdt), b.ravel().astype(cdt))))
@@ -672,7 +682,7 @@ def numba_union1d(op: dyn.Union1d, node: Apply) -> Callable:
 
 @_host_impl(dyn.IsIn)
 def numba_isin(op: dyn.IsIn, node: Apply) -> Callable:
-    cdt = op.compare_dtype(node)
+    cdt = numba_dtype(op.compare_dtype(node))
     if _is_complex(cdt):
         def isin_complex(element, test_elements):
             found = _isin_flat(element.ravel().astype(cdt), test_elements.ravel().astype(cdt))
