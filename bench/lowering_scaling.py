@@ -12,6 +12,16 @@ repetition uses a fresh Function and a fresh Python function, so neither side
 reuses a cached lowering; repetitions are interleaved across sizes and the
 table shows medians. ``--profile`` prints where hlograph's lowering spends its
 time at the largest size (cProfile, by own time).
+
+``--compile`` times the whole way instead: definition -> first result (build
+the graph, lower, compile with XLA, first call; jax: trace, lower, compile,
+first call) and the steady per-call median, for hlograph's O2 pipeline
+without and with ``hlograph-bound-fusion`` (optimization barriers every
+``--every`` elementwise ops; ``none`` = O2 without the pass) and for jax.jit.
+The disk cache is off and the in-memory one emptied, so every repetition
+compiles.
+
+    python bench/lowering_scaling.py --compile --sizes 1000,5000 --every none,250,500,1000
 """
 
 from __future__ import annotations
@@ -26,12 +36,15 @@ import sys
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+if "--compile" in sys.argv:
+    os.environ["HLOGRAPH_CACHE_DIR"] = "off"  # every repetition compiles
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import hlograph as hg  # noqa: E402
+from hlograph.runtime import executables  # noqa: E402
 
 SHAPE = (8,)
 
@@ -83,14 +96,79 @@ def _profile(g: hg.Graph, top: int) -> str:
     return out.getvalue()
 
 
+def _pipeline(every: str) -> str:
+    """O2 without hlograph-bound-fusion (``none``) or with it cutting every ``every`` ops
+    (in modules of any size)."""
+    from hlograph.passes.pipeline import PIPELINES, split_pipeline
+
+    items = [i for i in split_pipeline(PIPELINES["O2"]) if not i.startswith("hlograph-bound-fusion")]
+    if every != "none":
+        items.append(f"hlograph-bound-fusion{{every={every} min-ops=0}}")
+    return ",".join(items)
+
+
+def _steady(fn, args, budget: float = 0.5) -> float:
+    times = []
+    start = time.perf_counter()
+    while len(times) < 5 or (time.perf_counter() - start < budget and len(times) < 500):
+        t0 = time.perf_counter()
+        np.asarray(fn(*args))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def compile_table(sizes: list[int], everies: list[str], repeat: int) -> None:
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-1, 1, SHAPE).astype(np.float32) for _ in range(2)]
+    variants = [f"hg every={e}" if e not in ("none", "O2") else f"hg {e}" for e in everies] + ["jax.jit"]
+    first = {(n, v): [] for n in sizes for v in variants}
+    steady = {(n, v): [] for n in sizes for v in variants}
+    for r in range(repeat):
+        for n in sizes:
+            order = variants if r % 2 == 0 else variants[::-1]
+            for v in order:
+                executables.clear_cache()  # hlograph's in-memory executables: compile again
+                t0 = time.perf_counter()
+                if v == "jax.jit":
+                    fn = jax.jit(make_jax_fn(n))
+                else:
+                    every = v.split("=")[1] if "=" in v else v.split()[1]
+                    fn = hg.compile(build_graph(n), pipeline="O2" if every == "O2" else _pipeline(every))
+                out = np.asarray(fn(*args))
+                first[n, v].append(time.perf_counter() - t0)
+                steady[n, v].append(_steady(fn, args))
+                if not np.all(np.isfinite(out)):
+                    raise SystemExit(f"{v} at n={n}: non-finite result {out}")
+                print(f"  (repeat {r} n={n} {v}: first result {first[n, v][-1]:.2f}s, "
+                      f"per call {steady[n, v][-1] * 1e6:.1f}us)", file=sys.stderr, flush=True)
+    print(f"definition -> first result and steady per call, chain of n elementwise ops on float32[8] "
+          f"(jax/jaxlib {jax.__version__}); median of {repeat}")
+    print(f"{'nodes':>6s} {'variant':>18s} {'first result':>13s} {'vs jax':>7s} {'per call':>10s} {'vs jax':>7s}")
+    for n in sizes:
+        jf = statistics.median(first[n, "jax.jit"])
+        js = statistics.median(steady[n, "jax.jit"])
+        for v in variants:
+            f = statistics.median(first[n, v])
+            c = statistics.median(steady[n, v])
+            print(f"{n:6d} {v:>18s} {f:11.2f}s {f / jf:6.2f}x {c * 1e6:8.1f}us {c / js:6.2f}x")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="1000,5000,10000", help="comma-separated node counts")
     p.add_argument("--repeat", type=int, default=3, help="repetitions per size (median shown)")
     p.add_argument("--profile", action="store_true", help="cProfile hlograph's lowering at the largest size")
     p.add_argument("--top", type=int, default=25, help="functions shown by --profile")
+    p.add_argument("--compile", action="store_true",
+                   help="time definition -> first result and steady calls instead of lowering")
+    p.add_argument("--every", default="none,O2",
+                   help="with --compile: hlograph variants: none (O2 without barriers), O2, or K "
+                        "(barriers every K ops)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.compile:
+        compile_table(sizes, args.every.split(","), args.repeat)
+        return 0
 
     _check(64)
     graphs = {}

@@ -37,6 +37,7 @@ _BUILTIN: dict[str, str] = {
     "hlograph-sink-broadcasts": "sink_broadcasts:SinkBroadcastsPass",
     "hlograph-inline-calls": "inline_calls:InlineCallsPass",
     "hlograph-simplify": "simplify:SimplifyPass",
+    "hlograph-bound-fusion": "bound_fusion:BoundFusionPass",
 }
 
 _REGISTRY: dict[str, type["ModulePass"]] = {}

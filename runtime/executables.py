@@ -10,12 +10,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..frontend.types import TensorType
-from ..xla import mlir, pjrt
+from ..xla import log, mlir, pjrt
 from ..xla.pjrt import DeviceArray
 from . import devices
 from .cache import compile_cached
 
-__all__ = ["get_client", "compile_bytecode", "Executable", "clear_cache", "cache_size"]
+__all__ = ["get_client", "compile_bytecode", "module_compile_options", "Executable", "clear_cache",
+           "cache_size"]
 
 _lock = threading.RLock()
 _CACHE_CAPACITY = 512
@@ -44,13 +45,27 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
         exe = _cache.get(key)
         if exe is not None:
             _cache.move_to_end(key)
+            log.CACHE.info("in-memory hit %s for %s", program.hex(), device)
             return exe, device
-    exe = compile_cached(client, bytecode, [device], pjrt.compile_options(device), fingerprint)
+    log.CACHE.debug("in-memory miss %s for %s", program.hex(), device)
+    exe = compile_cached(client, bytecode, [device], module_compile_options(client, bytecode, device),
+                         fingerprint)
     with _lock:
         _cache[key] = exe
         while len(_cache) > _CACHE_CAPACITY:
             _cache.popitem(last=False)
     return exe, device
+
+
+def module_compile_options(client, bytecode: bytes, device):
+    """The PJRT compile options for one module on ``device``: on XLA:CPU, whether
+    dots go to YNNPACK fusions depends on the module's matrix products
+    (``pjrt.ynn_fusion_wanted``). The choice is part of the options, so of the
+    executable's cache key; it is a function of the program, so the in-memory
+    key (the program's fingerprint) needs nothing more."""
+    if client.platform != "cpu":
+        return pjrt.compile_options(device)
+    return pjrt.compile_options(device, ynn_fusion=pjrt.ynn_fusion_wanted(mlir.bytecode_dot_shapes(bytecode)))
 
 
 def clear_cache() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
@@ -24,6 +25,8 @@ __all__ = [
     "ir", "hlo", "chlo", "func", "passmanager", "make_context", "element_type", "element_dtype",
     "tensor_type", "dense_attr", "i64_array", "module_to_bytecode", "module_fingerprint",
     "eval_module", "legalize_chlo", "deserialize_portable_artifact", "serialize_portable_artifact",
+    "serialize_portable_artifact_oldest", "stablehlo_versions", "parse_version", "artifact_version",
+    "DotShape", "dot_shapes", "bytecode_dot_shapes",
 ]
 
 # --- NumPy dtype <-> MLIR element type: the one mapping pair ------------------------
@@ -130,6 +133,84 @@ def module_fingerprint(module: ir.Module) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
+# --- the matrix products of a module ---------------------------------------------
+
+class DotShape(NamedTuple):
+    """The sizes of one matrix product: ``batch`` independent [m, k] x [k, n]
+    products of ``dtype`` elements."""
+
+    batch: int
+    m: int
+    n: int
+    k: int
+    dtype: str  # the MLIR element type, e.g. "f32"
+
+
+def _prod(values) -> int:
+    out = 1
+    for v in values:
+        out *= int(v)
+    return out
+
+
+def _dot_shape(op) -> DotShape | None:
+    name = op.name
+    if name not in ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"):
+        return None
+    types = [v.type if isinstance(v.type, ir.RankedTensorType) else None
+             for v in (op.operands[0], op.operands[1], op.results[0])]
+    if any(t is None or not t.has_static_shape for t in types):
+        return None
+    lhs, rhs, out = (list(t.shape) for t in types)
+    dtype = str(types[0].element_type)
+    if name == "stablehlo.dot":  # [m, k] x [k, n] or [k] operands
+        k = lhs[-1]
+        return DotShape(1, lhs[0] if len(lhs) == 2 else 1, rhs[1] if len(rhs) == 2 else 1, k, dtype)
+    if name == "stablehlo.dot_general":
+        d = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+        lb, lc = list(d.lhs_batching_dimensions), list(d.lhs_contracting_dimensions)
+        rb, rc = list(d.rhs_batching_dimensions), list(d.rhs_contracting_dimensions)
+        batch = _prod(lhs[i] for i in lb)
+        k = _prod(lhs[i] for i in lc)
+        m = _prod(s for i, s in enumerate(lhs) if i not in lb and i not in lc)
+        n = _prod(s for i, s in enumerate(rhs) if i not in rb and i not in rc)
+        return DotShape(batch, m, n, k, dtype)
+    d = hlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    n = rhs[d.kernel_output_feature_dimension]
+    k = rhs[d.kernel_input_feature_dimension] * _prod(rhs[i] for i in d.kernel_spatial_dimensions)
+    m = _prod(s for i, s in enumerate(out) if i != d.output_feature_dimension)
+    return DotShape(1, m, n, k, dtype)
+
+
+def dot_shapes(module: ir.Module) -> list[DotShape]:
+    """The matrix products of ``module`` (``stablehlo.dot_general``, ``dot`` and
+    ``convolution``, in every function and region), in program order; products
+    with dynamic shapes are left out. A convolution counts as the [m, k] x [k, n]
+    product of its im2col form (m: output positions, k: kernel window times
+    input features, n: output features)."""
+    shapes: list[DotShape] = []
+
+    def visit(op):
+        shape = _dot_shape(op)
+        if shape is not None:
+            shapes.append(shape)
+        return ir.WalkResult.ADVANCE
+
+    with module.context:
+        module.operation.walk(visit)
+    return shapes
+
+
+def bytecode_dot_shapes(bytecode: bytes) -> list[DotShape]:
+    """``dot_shapes`` of a module given as bytecode (or text); a module whose
+    bytecode names no dot or convolution is not parsed."""
+    data = bytes(bytecode)
+    if b"dot" not in data and b"convolution" not in data:
+        return []
+    with make_context() as ctx:
+        return dot_shapes(ir.Module.parse(data, ctx))
+
+
 # --- StableHLO's reference interpreter, CHLO legalization, portable artifacts ---
 
 def eval_module(module: ir.Module, args: list[ir.Attribute]) -> list[ir.Attribute]:
@@ -154,10 +235,78 @@ def deserialize_portable_artifact(data: bytes, context: ir.Context) -> ir.Module
 
 def serialize_portable_artifact(module: ir.Module, target: str | None = None) -> bytes:
     """Writes ``module`` as a versioned StableHLO artifact (VHLO bytecode); ``module``
-    is left as it was (the binding converts its argument to VHLO in place)."""
+    is left as it was (the binding converts its argument to VHLO in place). CHLO
+    ops, which VHLO does not version, are first rewritten into StableHLO (as
+    jax.export does)."""
     with module.context:
         copy = ir.Module.parse(module.operation.get_asm(enable_debug_info=True, binary=True))
-    return hlo.serialize_portable_artifact(copy, target or hlo.get_current_version())
+    if "chlo." in copy.operation.get_asm(enable_debug_info=False):
+        legalize_chlo(copy)
+    messages: list[str] = []
+
+    def collect(d) -> bool:  # the binding's diagnostics go into the error, not to stderr
+        messages.append(str(d.message).split("\n", 1)[0])
+        return True
+
+    handler = copy.context.attach_diagnostic_handler(collect)
+    try:
+        return hlo.serialize_portable_artifact(copy, target or hlo.get_current_version())
+    except Exception as e:
+        raise ValueError("; ".join(messages) or str(e)) from None
+    finally:
+        handler.detach()
+
+
+def stablehlo_versions() -> tuple[str, str]:
+    """(oldest, newest) StableHLO version jaxlib reads and writes artifacts at:
+    its compatibility window."""
+    return hlo.get_minimum_version(), hlo.get_current_version()
+
+
+def parse_version(version: str) -> tuple[int, ...]:
+    """``"1.7.3"`` -> ``(1, 7, 3)``; ValueError for anything else."""
+    parts = version.strip().split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"a StableHLO version is major.minor.patch (e.g. 1.0.0), got {version!r}")
+    return tuple(int(p) for p in parts)
+
+
+_ARTIFACT_PRODUCER = re.compile(rb"StableHLO_v(\d+\.\d+\.\d+)")
+
+
+def artifact_version(data: bytes) -> str | None:
+    """The StableHLO version a portable artifact was written at (its bytecode
+    producer string, ``StableHLO_v1.2.3``), or None for other data."""
+    m = _ARTIFACT_PRODUCER.search(bytes(data[4:64]))
+    return m.group(1).decode() if m and bytes(data[:4]) == b"ML\xefR" else None
+
+
+def serialize_portable_artifact_oldest(module: ir.Module) -> tuple[bytes, str]:
+    """``module`` as a portable artifact at the oldest StableHLO version of
+    jaxlib's window that has every op (and op form) the module uses, with that
+    version. Whether a version can express the module only changes once as the
+    version grows, so a binary search over the versions of the window finds it."""
+    oldest, newest = (parse_version(v) for v in stablehlo_versions())
+    candidates = sorted({(major, minor, patch) for major in range(oldest[0], newest[0] + 1)
+                         for minor in range(0, max(oldest[1], newest[1], 20) + 1)
+                         for patch in range(0, 10)
+                         if oldest <= (major, minor, patch) <= newest} | {newest})
+    best = None
+    lo, hi = 0, len(candidates) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        version = ".".join(map(str, candidates[mid]))
+        try:
+            data = serialize_portable_artifact(module, version)
+        except ValueError:  # too old for one of the module's ops
+            lo = mid + 1
+        else:
+            best = (data, version)
+            hi = mid - 1
+    if best is None:  # not even the newest: let the binding say why
+        version = ".".join(map(str, newest))
+        return serialize_portable_artifact(module, version), version
+    return best
 
 
 # MLIR's pattern rewrite API (used by hlograph.passes.patterns). jaxlib 0.10.2

@@ -22,6 +22,9 @@ __all__ = [
     "fastpath_data", "HostConversion", "execute", "array_device", "serialize_executable",
     "deserialize_executable", "compile_options_fingerprint", "runtime_fingerprint",
     "default_platform", "resolve_platform", "platform_devices", "is_device", "from_dlpack",
+    "executable_hlo_text", "executable_cost_analysis", "executable_memory_analysis",
+    "module_cost_analysis", "ynn_fusion_wanted", "YNN_FUSION_MAX_DOTS",
+    "YNN_FUSION_MAX_WORK",
 ]
 
 xc = _xc
@@ -34,15 +37,46 @@ def get_backend(platform: str | None):
     return jax.extend.backend.get_backend(platform)
 
 
-def compile_options(device=None) -> "xc.CompileOptions":
+def compile_options(device=None, *, ynn_fusion: bool = True) -> "xc.CompileOptions":
     """Options for a single-device executable, on ``device`` (default: the
-    client's first device)."""
+    client's first device). ``ynn_fusion=False`` keeps XLA:CPU from handing
+    dots to YNNPACK fusions (``xla_cpu_experimental_ynn_fusion_type=""``; see
+    ``ynn_fusion_wanted``); the override is part of the serialized options, so
+    of ``compile_options_fingerprint``. Other platforms ignore it."""
     opts = xc.CompileOptions()
     opts.num_replicas = 1
     opts.num_partitions = 1
     if device is not None:
         opts.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
+    if not ynn_fusion:
+        opts.env_option_overrides = [("xla_cpu_experimental_ynn_fusion_type", "")]
     return opts
+
+
+#: YNNPACK dot fusions are turned off only for a module with at most this many
+#: matrix products (bench/xla_policy.py: with 10 or more, even small ones, XLA's
+#: own dot kernels run up to 2x slower per call)
+YNN_FUSION_MAX_DOTS = 1
+
+#: ... all of them float32 and of less work (batch * m * n * k) than this
+YNN_FUSION_MAX_WORK = 64 ** 3
+
+
+def ynn_fusion_wanted(dots) -> bool:
+    """Whether XLA:CPU should hand a module's dots to YNNPACK (its default).
+
+    ``dots`` are the module's matrix products (``mlir.dot_shapes``). YNNPACK
+    sets each fused dot up on the first execution, which makes that execution
+    3-30x slower for a small product (and costs 50-200 ms for a hundred of
+    them), but it runs chains of products, float64 ones and large float32
+    ones as fast or faster per call than XLA's own kernels. So, to stay
+    no slower per call: off only for a module whose products (at most
+    ``YNN_FUSION_MAX_DOTS``) are float32 and each smaller than
+    ``YNN_FUSION_MAX_WORK``; XLA's default otherwise (no products included)."""
+    dots = list(dots)
+    if not dots or len(dots) > YNN_FUSION_MAX_DOTS:
+        return True
+    return not all(d.dtype == "f32" and d.batch * d.m * d.n * d.k < YNN_FUSION_MAX_WORK for d in dots)
 
 
 def compile_and_load(client, bytecode: bytes, devices, options):
@@ -172,6 +206,75 @@ def deserialize_executable(client, payload: bytes, devices, options):
     """The loaded executable that ``serialize_executable`` turned into ``payload``,
     on ``devices`` (the devices it was compiled for). Raises on bytes it cannot read."""
     return client.deserialize_executable(payload, xc.DeviceList(tuple(devices)), options)
+
+
+# --- introspection: what XLA made of a module ----------------------------------
+
+
+def executable_hlo_text(loaded) -> str:
+    """The optimized HLO of a compiled executable (after XLA's passes: fusions,
+    layouts, the schedule), as XLA prints it; one module per program it runs."""
+    return "\n".join(m.to_string() for m in loaded.hlo_modules())
+
+
+def executable_cost_analysis(loaded) -> dict[str, float]:
+    """XLA's cost estimates for a compiled executable (``flops``,
+    ``transcendentals``, ``bytes accessed``, per-operand ``bytes accessed{i}{}``,
+    ...), as ``jax.stages.Compiled.cost_analysis`` reports them.
+
+    Raises:
+        NotImplementedError: the platform's compiler does not provide them.
+    """
+    try:
+        return dict(loaded.cost_analysis())
+    except JaxRuntimeError as e:
+        if str(e).startswith("UNIMPLEMENTED"):
+            raise NotImplementedError(f"XLA offers no cost analysis on {loaded.client.platform}: {e}") from None
+        raise
+
+
+_MEMORY_FIELDS = (
+    "argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
+    "generated_code_size_in_bytes", "host_argument_size_in_bytes", "host_output_size_in_bytes",
+    "host_alias_size_in_bytes", "host_temp_size_in_bytes", "host_generated_code_size_in_bytes",
+)
+
+
+def executable_memory_analysis(loaded) -> dict[str, int]:
+    """The sizes in bytes XLA reserves for a compiled executable: arguments,
+    outputs, outputs aliasing arguments, temporaries and generated code (device
+    and host memory), the fields of jaxlib's ``CompiledMemoryStats``.
+
+    Raises:
+        NotImplementedError: the platform's runtime does not report them.
+    """
+    try:
+        stats = loaded.get_compiled_memory_stats()
+    except JaxRuntimeError as e:
+        if str(e).startswith("UNIMPLEMENTED"):
+            raise NotImplementedError(f"XLA offers no memory analysis on {loaded.client.platform}: {e}") from None
+        raise
+    return {name: int(getattr(stats, name)) for name in _MEMORY_FIELDS if hasattr(stats, name)}
+
+
+def module_cost_analysis(client, bytecode: bytes) -> dict[str, float]:
+    """XLA's cost estimates for a StableHLO module before compiling it (the HLO
+    as converted, before XLA's optimizations), as ``jax.stages.Lowered.cost_analysis``
+    computes them.
+
+    Raises:
+        NotImplementedError: ``client`` is a PJRT C API plugin (GPU, TPU
+            plugins), where only the compiled executable has estimates.
+    """
+    from jax._src import xla_bridge as _xb
+
+    if _xb.using_pjrt_c_api(client):
+        raise NotImplementedError(
+            f"cost analysis before compiling is not available on {client.platform!r}; "
+            "use .compile().cost_analysis()")
+    computation = _jax.mlir.mlir_module_to_xla_computation(bytecode, use_tuple_args=False,
+                                                            return_tuple=False)
+    return dict(_jax.hlo_module_cost_analysis(client, computation.get_hlo_module()))
 
 
 def compile_options_fingerprint(options) -> bytes:
