@@ -142,3 +142,38 @@ print_ir("take", hg.Graph([x], hg.take(x, [[0, 1], [2, -1]], axis=1)))
 a = hg.tensor("a", (6,), "float32")
 v = hg.tensor("v", (3,), "float32")
 print_ir("searchsorted", hg.Graph([a, v], hg.searchsorted(a, v)))
+
+# A dynamic slice at run-time starts (an int32 value and a constant of its dtype).
+# CHECK-LABEL: TEST: dynamic_slice float32[4,5]
+# CHECK: %[[C:.+]] = stablehlo.constant dense<1> : tensor<i32>
+# CHECK: stablehlo.dynamic_slice %arg0, %arg1, %[[C]], sizes = [2, 3] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+x = hg.tensor("x", (4, 5), "float32")
+i = hg.tensor("i", (), "int32")
+print_ir("dynamic_slice", hg.Graph([x, i], hg.dynamic_slice(x, [i, 1], (2, 3))))
+
+# CHECK-LABEL: TEST: dynamic_update_slice bfloat16[4,5]
+# CHECK: stablehlo.dynamic_update_slice %arg0, %arg1, %arg2, %arg2 : (tensor<4x5xbf16>, tensor<1x5xbf16>, tensor<i64>, tensor<i64>) -> tensor<4x5xbf16>
+x = hg.tensor("x", (4, 5), "bfloat16")
+u = hg.tensor("u", (1, 5), "bfloat16")
+i = hg.tensor("i", (), "int64")
+print_ir("dynamic_update_slice", hg.Graph([x, u, i], hg.dynamic_update_slice(x, u, [i, i])))
+
+# Mixed start dtypes become int64 (a uint64 start clipped to int64's maximum first).
+# CHECK-LABEL: TEST: dynamic_slice_mixed_starts float64[6,4]
+# CHECK: %[[M:.+]] = stablehlo.minimum %arg1, %{{.+}} : tensor<ui64>
+# CHECK: %[[J:.+]] = stablehlo.convert %[[M]] : (tensor<ui64>) -> tensor<i64>
+# CHECK: %[[I:.+]] = stablehlo.convert %arg2 : (tensor<i8>) -> tensor<i64>
+# CHECK: stablehlo.dynamic_slice %arg0, %[[J]], %[[I]], sizes = [2, 3] : (tensor<6x4xf64>, tensor<i64>, tensor<i64>) -> tensor<2x3xf64>
+x = hg.tensor("x", (6, 4), "float64")
+j = hg.tensor("j", (), "uint64")
+i = hg.tensor("i", (), "int8")
+print_ir("dynamic_slice_mixed_starts", hg.Graph([x, j, i], hg.dynamic_slice(x, [j, i], (2, 3))))
+
+# A 0-d operand takes no start indices: its slice is itself, its update the update.
+# CHECK-LABEL: TEST: dynamic_slice_0d float32[]
+# CHECK-NOT: stablehlo.dynamic_slice
+# CHECK-NOT: stablehlo.dynamic_update_slice
+# CHECK: return %arg0, %arg1 : tensor<f32>, tensor<f32>
+x = hg.tensor("x", (), "float32")
+u = hg.tensor("u", (), "float32")
+print_ir("dynamic_slice_0d", hg.Graph([x, u], [hg.dynamic_slice(x, [], ()), hg.dynamic_update_slice(x, u, [])]))

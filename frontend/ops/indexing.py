@@ -38,6 +38,12 @@ only where its write is the one kept. ``multiply`` is exact with zero factors;
 ``min``/``max`` share a cotangent evenly among the values equal to the result. The
 rules are built from these Ops, so they differentiate again; index arrays and
 ``searchsorted`` have no derivative.
+
+``dynamic_slice(x, starts, sizes)`` and ``dynamic_update_slice(x, update, starts)``
+(jax.lax's) take a window of static sizes at start indices known at run time,
+each start clamped into [0, dim - size] as StableHLO clamps it; the cotangent of
+a dynamic slice is written into zeros at the window, that of an update is the
+window of the cotangent (and the cotangent with the window zeroed for ``x``).
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from .dynamic import boolean_mask
 __all__ = [
     "getitem", "at", "set_subtensor", "inc_subtensor", "take", "take_along_axis", "put_along_axis",
     "one_hot", "unravel_index", "ravel_multi_index", "SearchSorted", "searchsorted",
+    "DynamicSlice", "DynamicUpdateSlice", "dynamic_slice", "dynamic_update_slice",
 ]
 
 # A normalized index entry is an int, None (a new axis) or a slice as (start, stop, step):
@@ -894,7 +901,204 @@ class SearchSorted(Op):
         return [None]
 
 
-def searchsorted(a: Any, v: Any, side: str = "left") -> Variable:
-    """numpy.searchsorted(a, v, side) for a sorted 1-d ``a`` (dtypes promoted as NumPy does)."""
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Variable:
+    """numpy.searchsorted(a, v, side, sorter) for a 1-d ``a``, sorted or put in order by
+    the indices ``sorter`` (dtypes promoted as NumPy does)."""
     dt = result_type(a, v)
+    if sorter is not None:
+        a = take(as_variable(a), sorter)
     return SearchSorted(side)(as_variable(a, dt), as_variable(v, dt))
+
+
+# --- dynamic slices ----------------------------------------------------------------
+def _clamped_starts(starts: Any, shape: tuple, sizes: tuple) -> tuple[int, ...]:
+    """StableHLO's start indices: each clamped into [0, dim - size]."""
+    return tuple(min(max(int(s), 0), d - n) for s, d, n in zip(starts, shape, sizes))
+
+
+def _window(starts: tuple[int, ...], sizes: tuple) -> tuple[slice, ...]:
+    return tuple(slice(s, s + n) for s, n in zip(starts, sizes))
+
+
+def _check_starts(op: Op, x: Variable, starts: list[Variable]) -> None:
+    """One 0-d integer start index per dim of ``x``, all of one dtype (as StableHLO wants)."""
+    if len(starts) != x.ndim:
+        raise ValueError(f"{op}: expected {x.ndim} start indices for input 'x' of rank {x.ndim}, "
+                         f"got {len(starts)}")
+    for d, s in enumerate(starts):
+        if s.ndim != 0:
+            raise ValueError(f"{op}: start index {d} must be 0-d, got shape {tuple(s.shape)}")
+        if s.dtype.kind not in "iu":
+            raise TypeError(f"{op}: start index {d} must have an integer dtype, got {s.dtype}")
+    if len({s.dtype for s in starts}) > 1:
+        raise TypeError(f"{op}: the start indices must have one dtype, got "
+                        + ", ".join(str(s.dtype) for s in starts))
+
+
+class DynamicSlice(Op):
+    """``x[s0:s0+n0, s1:s1+n1, ...]`` for static ``sizes`` (n0, n1, ...) and start indices
+    given at run time (the inputs after ``x``, 0-d integers of one dtype); each start is
+    clamped into [0, dim - size] so the window fits (``stablehlo.dynamic_slice``)."""
+
+    __props__ = ("sizes",)
+
+    def __init__(self, sizes: Any):
+        sizes = tuple(sizes)
+        for n in sizes:
+            if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+                raise ValueError(f"DynamicSlice: sizes must be non-negative ints, got {sizes!r}")
+        self.sizes = tuple(int(n) for n in sizes)
+
+    def __str__(self) -> str:
+        return f"DynamicSlice{{sizes={list(self.sizes)}}}"
+
+    __repr__ = __str__
+
+    def make_node(self, x: Any, *starts: Any) -> Apply:
+        x = as_variable(x)
+        starts = [as_variable(s) for s in starts]
+        if len(self.sizes) != x.ndim:
+            raise ValueError(f"{self}: {len(self.sizes)} sizes for input 'x' of rank {x.ndim}")
+        for d, (n, dim) in enumerate(zip(self.sizes, x.shape)):
+            if dim is not None and n > dim:
+                raise ValueError(f"{self}: size {n} is larger than dim {d} of 'x' (shape {tuple(x.shape)})")
+        _check_starts(self, x, starts)
+        return Apply(self, [x, *starts], [TensorType(x.dtype, self.sizes)])
+
+    def perform(self, node, inputs):
+        x, *starts = inputs
+        if any(n > d for n, d in zip(self.sizes, x.shape)):
+            raise ValueError(f"{self}: the sizes do not fit into 'x' of shape {x.shape}")
+        key = _window(_clamped_starts(starts, x.shape, self.sizes), self.sizes)
+        return [np.array(x[key], copy=True)]
+
+    # derivatives: the cotangent written into zeros at the (clamped) window; the same
+    # window of the tangent; the start indices have none
+    def pullback(self, node, cotangents):
+        x, *starts = node.inputs
+        none = [None] * len(starts)
+        if not is_inexact(x.dtype) or cotangents[0] is None:
+            return [None] + none
+        return [DynamicUpdateSlice()(sh.zeros_like(x), cotangents[0], *starts)] + none
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        if t is None or not is_inexact(t.dtype):
+            return [None]
+        return [self(t, *node.inputs[1:])]
+
+
+class DynamicUpdateSlice(Op):
+    """A copy of ``x`` with the window of ``update``'s shape at run-time start indices (the
+    inputs after ``update``, 0-d integers of one dtype, each clamped into
+    [0, dim - size]) replaced by ``update`` (``stablehlo.dynamic_update_slice``)."""
+
+    __props__ = ()
+
+    def make_node(self, x: Any, update: Any, *starts: Any) -> Apply:
+        x = as_variable(x)
+        update = as_variable(update)
+        starts = [as_variable(s) for s in starts]
+        if update.ndim != x.ndim:
+            raise ValueError(f"{self}: input 'update' must have the rank of 'x' ({x.ndim}), "
+                             f"got shape {tuple(update.shape)}")
+        if update.dtype != x.dtype:
+            raise TypeError(f"{self}: input 'update' must have the dtype of 'x' ({x.dtype}), got {update.dtype}")
+        for d, (n, dim) in enumerate(zip(update.shape, x.shape)):
+            if n is not None and dim is not None and n > dim:
+                raise ValueError(f"{self}: 'update' of shape {tuple(update.shape)} is larger than 'x' "
+                                 f"of shape {tuple(x.shape)} in dim {d}")
+        _check_starts(self, x, starts)
+        return Apply(self, [x, update, *starts], [x.type])
+
+    def perform(self, node, inputs):
+        x, update, *starts = inputs
+        if any(n > d for n, d in zip(update.shape, x.shape)):
+            raise ValueError(f"{self}: 'update' of shape {update.shape} does not fit into 'x' of shape {x.shape}")
+        out = np.array(x, copy=True)
+        out[_window(_clamped_starts(starts, x.shape, update.shape), update.shape)] = update
+        return [out]
+
+    # derivatives: x gets the cotangent with the window zeroed, the update the window of
+    # the cotangent (the window is clamped alike in both); the start indices have none
+    def pullback(self, node, cotangents):
+        x, update, *starts = node.inputs
+        none = [None] * len(starts)
+        ct = cotangents[0]
+        if not is_inexact(x.dtype) or ct is None:
+            return [None, None] + none
+        ct_x = self(ct, sh.zeros_like(update), *starts)
+        ct_update = DynamicSlice(update.shape)(ct, *starts)
+        return [ct_x, ct_update] + none
+
+    def pushforward(self, node, tangents):
+        tx, tu = tangents[0], tangents[1]
+        x, update, *starts = node.inputs
+        if (tx is None and tu is None) or not is_inexact(x.dtype):
+            return [None]
+        tx = sh.zeros_like(x) if tx is None else tx
+        tu = sh.zeros_like(update) if tu is None else tu
+        return [self(tx, tu, *starts)]
+
+
+def _start_indices(starts: Any, ndim: int, what: str) -> list[Variable]:
+    """The start indices as 0-d integer Variables of one dtype: that of the graph values
+    (and NumPy integers) when they agree, else int64; Python ints take it."""
+    if isinstance(starts, (Variable, np.ndarray)) or not hasattr(starts, "__len__"):
+        raise TypeError(f"{what}: start indices must be a sequence of ints or 0-d integer values "
+                        f"(one per dim), got {starts!r}")
+    starts = list(starts)
+    if len(starts) != ndim:
+        raise ValueError(f"{what}: expected {ndim} start indices for an input of rank {ndim}, got {len(starts)}")
+    typed = []
+    for d, s in enumerate(starts):
+        if isinstance(s, (bool, np.bool_)):
+            raise TypeError(f"{what}: start index {d} must be an integer, got {s!r}")
+        if isinstance(s, (Variable, np.generic, np.ndarray)):
+            s = as_variable(s)
+            if s.dtype.kind not in "iu" or s.ndim != 0:
+                raise TypeError(f"{what}: start index {d} must be a 0-d integer, got {s.type}")
+            typed.append(s.dtype)
+        elif not isinstance(s, int):
+            raise TypeError(f"{what}: start index {d} must be an integer, got {s!r}")
+    dtypes = set(typed)
+    dtype = typed[0] if len(dtypes) == 1 else np.dtype(np.int64)
+    if any(isinstance(s, int) and not isinstance(s, np.integer)
+           and not np.iinfo(dtype).min <= s <= np.iinfo(dtype).max for s in starts):
+        dtype = np.dtype(np.int64)
+    out = []
+    for s in starts:
+        if not isinstance(s, Variable) and not isinstance(s, (np.generic, np.ndarray)):
+            # a Python int: clamping makes any value beyond int64 the same as its bound
+            s = Constant(np.asarray(min(max(s, -2**63), 2**63 - 1), dtype=dtype))
+        s = as_variable(s)
+        if s.dtype != dtype:
+            if s.dtype == np.uint64:  # beyond int64 clamps like int64's maximum
+                s = ew.minimum(s, Constant(np.uint64(2**63 - 1)))
+            s = ew.astype(s, dtype)
+        out.append(s)
+    return out
+
+
+def dynamic_slice(x: Any, starts: Any, sizes: Any) -> Variable:
+    """``jax.lax.dynamic_slice``: the window of static ``sizes`` of ``x`` at ``starts`` (ints
+    or 0-d integer values, one per dim), each start clamped into [0, dim - size].
+
+    As in StableHLO, a negative start clamps to 0; jax.lax counts it from the end first
+    unless given ``allow_negative_indices=False``."""
+    x = as_variable(x)
+    sizes = tuple(sizes)
+    op = DynamicSlice(sizes)
+    if len(sizes) != x.ndim:
+        raise ValueError(f"{op}: {len(sizes)} sizes for input 'x' of rank {x.ndim}")
+    return op(x, *_start_indices(starts, x.ndim, str(op)))
+
+
+def dynamic_update_slice(x: Any, update: Any, starts: Any) -> Variable:
+    """``jax.lax.dynamic_update_slice``: a copy of ``x`` with the window of ``update``'s shape
+    at ``starts`` (ints or 0-d integer values, each clamped into [0, dim - size]) replaced by
+    ``update`` (of ``x``'s rank and dtype). A negative start clamps to 0, as in
+    ``dynamic_slice``."""
+    x = as_variable(x)
+    update = as_variable(update)
+    return DynamicUpdateSlice()(x, update, *_start_indices(starts, x.ndim, "DynamicUpdateSlice"))

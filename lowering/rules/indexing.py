@@ -4,7 +4,9 @@ Advanced indexing: the slices first (as for basic indexing), then one
 ``stablehlo.gather`` of the array-indexed dims (start indices clamped into range),
 then a ``reshape`` for new axes. Updates at indices: one ``stablehlo.scatter``
 whose update windows are the slices of step 1 (or -1, updates reversed), with an
-index per element of the other dims of ``x[idx]`` (updates out of range are dropped)."""
+index per element of the other dims of ``x[idx]`` (updates out of range are dropped).
+Dynamic slices and their updates: ``stablehlo.dynamic_slice`` and
+``stablehlo.dynamic_update_slice``, whose clamping of the starts is the Ops'."""
 
 from __future__ import annotations
 
@@ -253,3 +255,20 @@ def lower_search_sorted(ctx: LoweringContext, a: ir.Value, v: ir.Value) -> list[
     with ir.InsertionPoint(block):
         hlo.return_([hlo.add(*block.arguments)])
     return [op.result]
+
+
+@register(ix.DynamicSlice)
+def lower_dynamic_slice(ctx: LoweringContext, x: ir.Value, *starts: ir.Value) -> list[ir.Value]:
+    """``stablehlo.dynamic_slice``, which clamps the starts as ``perform`` does."""
+    if ctx.in_types[0].ndim == 0:  # the whole of a 0-d operand
+        return [x]
+    return [hlo.dynamic_slice(x, list(starts), i64_array(ctx.op.sizes))]
+
+
+@register(ix.DynamicUpdateSlice)
+def lower_dynamic_update_slice(ctx: LoweringContext, x: ir.Value, update: ir.Value,
+                               *starts: ir.Value) -> list[ir.Value]:
+    """``stablehlo.dynamic_update_slice``, which clamps the starts as ``perform`` does."""
+    if ctx.in_types[0].ndim == 0:  # the update replaces a 0-d operand
+        return [update]
+    return [hlo.dynamic_update_slice(x, update, list(starts))]
