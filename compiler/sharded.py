@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..frontend.graph import Graph, Variable
+from .pytrees import with_pytrees
 from ..frontend.specs import Spec, is_spec_object, normalize_spec
 from ..runtime import executables
 from ..runtime.args import ArgumentChecker
@@ -181,7 +182,7 @@ class ShardedLowered(Lowered):
             for i, (s, v) in enumerate(zip(out_specs, self.graph.outputs)):
                 if s is None:
                     out_specs[i] = normalize_spec(chosen[i], v.ndim, f"output {i}")
-        return ShardedCompiled(self.graph, loaded, mesh, self.in_specs, out_specs)
+        return with_pytrees(ShardedCompiled(self.graph, loaded, mesh, self.in_specs, out_specs))
 
 
 class ShardedCompiled(Compiled):

@@ -263,6 +263,43 @@ numpy_results(Dispatching *self, PyObject *out)
 }
 
 static PyObject *
+keyword_call(PyObject *callable, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    /* arguments by input name: the slow path, self._call_with_keywords(args, kwargs) */
+    PyObject *pos = PyTuple_New(nargs);
+    PyObject *kw = PyDict_New();
+    PyObject *r = NULL;
+    if (pos == NULL || kw == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(pos, i, Py_NewRef(args[i]));
+    Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nkw; k++)
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+            goto done;
+    PyObject *method = PyObject_GetAttrString(callable, "_call_with_keywords");
+    if (method == NULL) {
+        /* a bare entry (no graph to name the inputs): keywords other than output are errors */
+        PyErr_Clear();
+        for (Py_ssize_t k = 0; k < nkw; k++) {
+            PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+            if (PyUnicode_Compare(name, s_output) != 0) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
+                             Py_TYPE(callable)->tp_name, name);
+                break;
+            }
+        }
+        goto done;
+    }
+    r = PyObject_CallFunctionObjArgs(method, pos, kw, NULL);
+    Py_DECREF(method);
+done:
+    Py_XDECREF(pos);
+    Py_XDECREF(kw);
+    return r;
+}
+
+static PyObject *
 dispatching_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Dispatching *self = (Dispatching *)callable;
@@ -273,11 +310,9 @@ dispatching_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
         for (Py_ssize_t k = 0; k < nkw; k++) {
             PyObject *name = PyTuple_GET_ITEM(kwnames, k);
             if (name != s_output && PyUnicode_Compare(name, s_output) != 0) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_TypeError,
-                                 "%s() got an unexpected keyword argument %R",
-                                 Py_TYPE(callable)->tp_name, name);
-                return NULL;
+                if (PyErr_Occurred())
+                    return NULL;
+                return keyword_call(callable, args, nargs, kwnames);
             }
             numpy = output_kind(args[nargs + k]);
             if (numpy < 0)

@@ -57,7 +57,12 @@ class PyDispatching:
         self.__direct = direct
         self.__single = bool(single)
 
-    def __call__(self, *args: Any, output: str = "numpy"):
+    def __call__(self, *args: Any, output: str = "numpy", **kwargs: Any):
+        if kwargs:
+            method = getattr(self, "_call_with_keywords", None)
+            if method is None:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+            return method(args, {**kwargs, "output": output})
         if output == "numpy":
             numpy = True
         elif output == "device":
@@ -124,6 +129,12 @@ class Dispatching(PyDispatching if CDispatching is None else CDispatching):
     """
 
     __slots__ = ()
+
+    def _call_with_keywords(self, args: tuple, kwargs: dict) -> Any:
+        """A call with arguments given by input name (``fn(x=..., w=...)``, mixed with
+        positional ones as Python allows): matched to the inputs, then called as usual."""
+        output = kwargs.pop("output", "numpy")
+        return self(*self.graph.bind(args, kwargs), output=output)
 
     def _bind_graph(self, dispatch, graph) -> None:
         """Binds ``dispatch``, the dispatcher of a compiled ``graph``."""
