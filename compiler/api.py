@@ -12,13 +12,18 @@ from ..frontend.types import TensorType
 from ..runtime import executables
 from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
+from . import picture
 from .partition import partition
 from ..lowering.lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
+from .pytrees import with_pytrees
 from ..runtime.dispatch import Dispatching
 from ..runtime.host.calls import HOST_CALLS
+from ..xla import log
+from ..xla.log import timed
 from ..xla.mlir import ir, module_fingerprint, module_to_bytecode
-from ..xla.pjrt import JaxRuntimeError, make_dispatcher
+from ..xla.pjrt import (JaxRuntimeError, executable_cost_analysis, executable_hlo_text,
+                        executable_memory_analysis, make_dispatcher, module_cost_analysis)
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
@@ -61,8 +66,21 @@ def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
         if device is not None or donate:
             raise ValueError("device= and donate_argnums= cannot be combined with mesh/in_shardings/out_shardings")
         from .sharded import sharded_function
-        return sharded_function(graph, pipeline, platform, mesh, in_shardings, out_shardings)
-    return Function(graph, pipeline, platform, device=device, donate_argnums=donate)
+        return with_pytrees(sharded_function(graph, pipeline, platform, mesh, in_shardings, out_shardings))
+    return with_pytrees(Function(graph, pipeline, platform, device=device, donate_argnums=donate))
+
+
+def _types_text(specs: Sequence[Any]) -> str:
+    """Argument specs as a short text for log lines (their types when they have them)."""
+    if not specs:
+        return "its declared types"
+    parts = []
+    for s in specs:
+        dtype, shape = getattr(s, "dtype", None), getattr(s, "shape", None)
+        if dtype is None and isinstance(s, tuple) and len(s) == 2:
+            shape, dtype = s
+        parts.append(type(s).__name__ if dtype is None else f"{dtype}{list(shape or ())}")
+    return "(" + ", ".join(parts) + ")"
 
 
 def _donated_inputs(argnums: int | Sequence[int], n_inputs: int) -> tuple[int, ...]:
@@ -158,10 +176,14 @@ class Function(Dispatching):
 
         A graph with host ops is split into segments; its device segments whose
         input shapes depend on values are lowered when they first run."""
-        graph = self._specialize(arg_specs)
-        device = self.device
-        program = plan(graph, self.pipeline, device)
+        with timed(log.LOWER, "specialized %r to %s and placed its nodes", self.graph,
+                   _types_text(arg_specs)):
+            graph = self._specialize(arg_specs)
+            device = self.device
+            program = plan(graph, self.pipeline, device)
         if program is not None:
+            log.LOWER.info("%r runs in %d segments (%s)", graph, len(program.segments),
+                           ", ".join(s.kind for s in program.segments))
             return Lowered(graph, None, device, program)
         module = lower_graph(graph, platform=device.platform, mesh=self.mesh, host_calls=HOST_CALLS)
         from ..passes.pipeline import run
@@ -170,11 +192,36 @@ class Function(Dispatching):
             set_argument_attribute(module, i, "jax.buffer_donor", True)
         return Lowered(graph, module, device)
 
-    def explain(self) -> str:
-        """What runs where and why: the segments of the graph (device modules and
-        host functions), their inputs and outputs, and each op's placement."""
+    def _flat_lower(self, *arg_specs: Any) -> "Lowered":
+        """``lower`` for the graph's flat inputs (a structured graph's ``lower`` takes its pytrees)."""
+        return self.lower(*arg_specs)
+
+    def explain(self, format: str = "text") -> str:
+        """What runs where and why.
+
+        ``format="text"``: the segments of the graph (device modules and host
+        functions), their inputs and outputs, and each op's placement.
+        ``"dot"``: a picture of the graph as Graphviz DOT source (``hg.to_dot``):
+        nodes coloured by placement, control-flow bodies as clusters, a legend.
+        ``"svg"``: that picture rendered; ``"html"``: a standalone page with the
+        picture and the text. SVG and HTML need Graphviz (``pip install
+        'hlograph[pictures]'`` and its ``dot`` program).
+
+        Raises:
+            ValueError: an unknown ``format``.
+            PictureError: SVG or HTML without Graphviz (the message says what to install).
+        """
+        if format not in ("text", "dot", "svg", "html"):
+            raise ValueError(f"explain(format=...) takes 'text', 'dot', 'svg' or 'html', got {format!r}")
         platform = self.device.platform
-        return explain(self.graph, partition(self.graph, platform), platform)
+        if format == "dot":
+            return picture.to_dot(self.graph, platform=platform)
+        if format == "svg":
+            return picture.to_svg(self.graph, platform=platform)
+        text = explain(self.graph, partition(self.graph, platform), platform)
+        if format == "html":
+            return picture.to_html(self.graph, text, platform=platform)
+        return text
 
     def _compiled_for(self, args: Sequence[Any]) -> "Compiled":
         """The Compiled for the signature of ``args`` (lowered and compiled on first use)."""
@@ -185,7 +232,7 @@ class Function(Dispatching):
             with self._lock:
                 compiled = self._cache.get(key)
                 if compiled is None:
-                    compiled = self.lower(*args).compile()
+                    compiled = self._flat_lower(*args).compile()
                     self._cache[key] = compiled
         return compiled
 
@@ -228,7 +275,7 @@ class Lowered:
 
     def compile(self) -> "Compiled | CompiledProgram":
         if self.program is not None:
-            return CompiledProgram(self.program)
+            return with_pytrees(CompiledProgram(self.program))
         bytecode = module_to_bytecode(self._module)
         try:
             loaded, device = executables.compile_bytecode(bytecode, self.platform, self.device,
@@ -236,7 +283,44 @@ class Lowered:
         except JaxRuntimeError as e:
             raise CompileError(f"XLA could not compile the module for {self.device}: {e}") from None
         exe = executables.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
-        return Compiled(self.graph, exe)
+        return with_pytrees(Compiled(self.graph, exe))
+
+    def cost_analysis(self) -> "dict[str, float] | list[dict[str, Any]]":
+        """XLA's cost estimates for the module before XLA optimizes it (``flops``,
+        ``transcendentals``, ``bytes accessed``, ...), as jax's
+        ``Lowered.cost_analysis``. A segmented graph gives one entry per segment
+        (see ``CompiledProgram.cost_analysis``; device segments lowered at run
+        time and host segments have ``"analysis": None``).
+
+        Raises:
+            NotImplementedError: the platform (a PJRT plugin) only estimates
+                compiled code: use ``.compile().cost_analysis()``.
+        """
+        if self.program is not None:
+            return self.program.analyses(
+                lambda lowered: lowered.cost_analysis(), self.program.lowered_modules())
+        client = executables.get_client(self.platform)
+        return module_cost_analysis(client, module_to_bytecode(self._module))
+
+    def serialize(self, target_version: str | None = None) -> bytes:
+        """The program as a portable artifact (versioned StableHLO: VHLO bytecode)
+        that ``hlograph.load`` (or any StableHLO consumer) reads back, with its
+        input and output names and types, donated inputs, platform and hlograph
+        version as attributes (docs/artifacts.md).
+
+        Args:
+            target_version: the StableHLO version to write ("1.0.0"); None: the
+                oldest one, within jaxlib's compatibility window, that has every
+                op the program uses.
+
+        Raises:
+            ValueError: a version outside the window or too old for the program's
+                ops; a graph with host segments or in-module host calls (they run
+                code compiled in this process only), naming them.
+        """
+        from .artifact import serialize
+
+        return serialize(self, target_version)
 
     def __str__(self) -> str:
         return self.as_text()
@@ -271,3 +355,30 @@ class Compiled(Dispatching):
     @property
     def input_types(self) -> list[TensorType]:
         return self.graph.input_types
+
+    def as_text(self) -> str:
+        """The optimized HLO XLA compiled (its fusions, layouts and schedule), as
+        jax's ``Compiled.as_text``."""
+        return executable_hlo_text(self.executable.loaded)
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost estimates for the compiled code: ``flops``,
+        ``transcendentals``, ``bytes accessed`` and per-operand entries such as
+        ``bytes accessed0{}``, as jax's ``Compiled.cost_analysis``.
+
+        Raises:
+            NotImplementedError: the platform does not estimate costs.
+        """
+        return executable_cost_analysis(self.executable.loaded)
+
+    def memory_analysis(self) -> dict[str, int]:
+        """The bytes XLA reserves for the compiled code: ``argument_size_in_bytes``,
+        ``output_size_in_bytes``, ``alias_size_in_bytes`` (outputs reusing donated
+        inputs), ``temp_size_in_bytes``, ``generated_code_size_in_bytes`` and their
+        ``host_`` counterparts, as jax's ``Compiled.memory_analysis``.
+
+        Raises:
+            NotImplementedError: the platform does not report them.
+        """
+        return executable_memory_analysis(self.executable.loaded)
+

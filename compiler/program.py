@@ -9,7 +9,7 @@ host ops are lowered at run time and cached per input shape, like any
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -60,6 +60,18 @@ class Program:
     def explain(self) -> str:
         return explain(self.graph, self.segments, self.device.platform)
 
+    def analyses(self, analyse: Callable[[Any], Any], items: Sequence[Any]) -> list[dict[str, Any]]:
+        """One entry per segment: ``{"segment": i, "kind": "device" | "host",
+        "runs": how it runs (as ``explain`` says), "analysis": analyse(item)}``,
+        where ``items`` holds a Lowered or Compiled per device segment that has
+        one now; ``"analysis"`` is None for host segments and for device
+        segments lowered at run time."""
+        out = []
+        for i, (seg, item) in enumerate(zip(self.segments, items)):
+            out.append({"segment": i, "kind": "device" if seg.kind == DEVICE else "host",
+                        "runs": _where(seg), "analysis": None if item is None else analyse(item)})
+        return out
+
     def as_text(self, debug_info: bool = False) -> str:
         lines = ["// " + line for line in self.explain().splitlines()]
         for i, lowered in enumerate(self.lowered_modules()):
@@ -74,16 +86,7 @@ def explain(graph: Graph, segments: Sequence[Segment], platform: str | None = No
     n = len(segments)
     lines = [f"{n} segment{'s' if n != 1 else ''}"]
     for i, seg in enumerate(segments):
-        if seg.kind == DEVICE:
-            static = all(v.type.is_static for v in seg.inputs)
-            calls = len(seg.host_calls)
-            where = "device (StableHLO, PJRT" + (
-                f"; {calls} in-module host call{'s' if calls != 1 else ''} (XLA FFI, Numba)"
-                if calls else "") + ")" + (
-                "" if static else "; lowered at run time: its input shapes depend on values")
-        else:
-            numba = all(has_impl(n.op) for n in seg.nodes)
-            where = "host (" + ("Numba, one compiled function" if numba else "Python") + ")"
+        where = _where(seg)
         ins = ", ".join(_name(v, graph) for v in seg.inputs) or "-"
         outs = ", ".join(_name(v, graph) for v in seg.outputs) or "-"
         lines.append(f"segment {i}: {where}; reads {ins}; produces {outs}")
@@ -94,6 +97,19 @@ def explain(graph: Graph, segments: Sequence[Segment], platform: str | None = No
         for why, count in reasons.items():
             lines.append(f"  {why}" + (f" (x{count})" if count > 1 else ""))
     return "\n".join(lines)
+
+
+def _where(seg: Segment) -> str:
+    """How a segment runs, in words."""
+    if seg.kind == DEVICE:
+        static = all(v.type.is_static for v in seg.inputs)
+        calls = len(seg.host_calls)
+        return "device (StableHLO, PJRT" + (
+            f"; {calls} in-module host call{'s' if calls != 1 else ''} (XLA FFI, Numba)"
+            if calls else "") + ")" + (
+            "" if static else "; lowered at run time: its input shapes depend on values")
+    numba = all(has_impl(n.op) for n in seg.nodes)
+    return "host (" + ("Numba, one compiled function" if numba else "Python") + ")"
 
 
 def _name(v, graph: Graph) -> str:
@@ -113,6 +129,7 @@ class CompiledProgram:
         self.graph = program.graph
         self._check = ArgumentChecker(self.graph.inputs)
         self._single = self.graph.single_output
+        self._compiled: list[Any] | None = None
 
     def _run(self, args: Sequence[Any]) -> list[Any]:
         values = self._check(args)
@@ -128,7 +145,9 @@ class CompiledProgram:
                 env[id(v)] = o
         return [v.data if isinstance(v, Constant) else env[id(v)] for v in self.graph.outputs]
 
-    def __call__(self, *args: Any, output: str = "numpy"):
+    def __call__(self, *args: Any, output: str = "numpy", **kwargs: Any):
+        if kwargs:
+            args = self.graph.bind(args, kwargs)
         if output not in ("numpy", "device"):
             raise ValueError(f"output must be 'numpy' or 'device', got {output!r}")
         outs = self._run(args)
@@ -153,6 +172,32 @@ class CompiledProgram:
     @property
     def input_types(self):
         return self.graph.input_types
+
+    def _compiled_segments(self) -> list[Any]:
+        """The Compiled of each device segment compiled ahead of time (else None)."""
+        if self._compiled is None:
+            self._compiled = [None if lw is None else lw.compile()
+                              for lw in self.program.lowered_modules()]
+        return self._compiled
+
+    def as_text(self) -> str:
+        """The segment listing (``Function.explain()``) as comments, then the
+        optimized HLO of each device segment compiled ahead of time."""
+        lines = ["// " + line for line in self.program.explain().splitlines()]
+        for i, (seg, compiled) in enumerate(zip(self.program.segments, self._compiled_segments())):
+            lines.append(f"// ----- segment {i}: {_where(seg)}")
+            if compiled is not None:
+                lines.append(compiled.as_text().rstrip())
+        return "\n".join(lines) + "\n"
+
+    def cost_analysis(self) -> list[dict[str, Any]]:
+        """XLA's cost estimates per segment (``Program.analyses``: host segments
+        and device segments lowered at run time have ``"analysis": None``)."""
+        return self.program.analyses(lambda c: c.cost_analysis(), self._compiled_segments())
+
+    def memory_analysis(self) -> list[dict[str, Any]]:
+        """XLA's memory sizes per segment, as ``cost_analysis``."""
+        return self.program.analyses(lambda c: c.memory_analysis(), self._compiled_segments())
 
 
 def plan(graph: Graph, pipeline: str, device: Any) -> Program | None:

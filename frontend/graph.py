@@ -15,6 +15,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .pytree import Parameters, PyTreeDef, tree_flatten
+from .pytree import _LEAF_DEF as LEAF_DEF
 from .types import TensorType, as_dtype, dtype_name
 
 __all__ = ["Variable", "Constant", "Apply", "Op", "Graph", "GraphError", "GradientError",
@@ -103,9 +105,40 @@ class Variable:
 
     def __bool__(self):
         raise TypeError(
-            "a graph Variable has no truth value; use hg.ifelse / hg.where for "
-            "conditions on graph values"
+            f"a graph Variable ({self.type}) has no truth value while the graph is built: it is "
+            "ambiguous, the value is not known yet. A Python `if`, `while`, `and`/`or` or a chained "
+            "comparison (a < b < c, which is (a < b) and (b < c)) needs one; write "
+            "hg.logical_and(a < b, b < c) for a chained comparison, hg.where / hg.ifelse for a "
+            "condition, hg.any / hg.all to reduce to one truth value inside the graph"
         )
+
+    def _value_needed(self, what: str):
+        raise TypeError(
+            f"{what} of a graph Variable ({self.type}): its value is not known while the graph "
+            "is built (inside hg.function / hg.trace_numpy too); keep it a graph value "
+            "(x.astype(...), hg.where, hg.take instead of indexing a Python list)"
+        )
+
+    def __int__(self): self._value_needed("int()")
+    def __float__(self): self._value_needed("float()")
+    def __complex__(self): self._value_needed("complex()")
+    def __index__(self): self._value_needed("using as a Python index (list[x], range(x), operator.index)")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"np.asarray() / np.array() of a graph Variable ({self.type}): its value is not known "
+            "while the graph is built (inside hg.function / hg.trace_numpy too); use the graph "
+            "value itself, and np.stack([...]) / hg.stack instead of np.array([...]) of graph values"
+        )
+
+    # --- NumPy's protocols (frontend/numpy/protocols.py holds the dispatch tables) --
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy import protocols  # (the compositions build on this module)
+        return protocols.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy import protocols
+        return protocols.array_function(func, types, args, kwargs)
 
     def __len__(self):
         if self.ndim == 0:
@@ -115,7 +148,10 @@ class Variable:
         return self.shape[0]
 
     def __iter__(self):
-        raise TypeError("a graph Variable is not iterable; index it explicitly")
+        if self.ndim == 0 or self.shape[0] is None:
+            what = "a 0-d Variable" if self.ndim == 0 else "a Variable whose first dimension is unknown"
+            raise TypeError(f"{what} ({self.type}) is not iterable; index it explicitly")
+        return (self[i] for i in range(self.shape[0]))
 
     __hash__ = object.__hash__
 
@@ -138,6 +174,12 @@ class Variable:
     def __rmod__(self, o): return self._ops().remainder(o, self)
     def __pow__(self, o): return self._ops().power(self, o)
     def __rpow__(self, o): return self._ops().power(o, self)
+    def __divmod__(self, o): return self._ops().divmod(self, o)
+    def __rdivmod__(self, o): return self._ops().divmod(o, self)
+    def __lshift__(self, o): return self._ops().left_shift(self, o)
+    def __rlshift__(self, o): return self._ops().left_shift(o, self)
+    def __rshift__(self, o): return self._ops().right_shift(self, o)
+    def __rrshift__(self, o): return self._ops().right_shift(o, self)
     def __matmul__(self, o): return self._ops().matmul(self, o)
     def __rmatmul__(self, o): return self._ops().matmul(o, self)
     def __neg__(self): return self._ops().negative(self)
@@ -177,11 +219,12 @@ class Variable:
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         return self._ops().transpose(self, axes or None)
-    def sum(self, axis=None, keepdims=False): return self._ops().sum(self, axis=axis, keepdims=keepdims)
-    def prod(self, axis=None, keepdims=False): return self._ops().prod(self, axis=axis, keepdims=keepdims)
-    def mean(self, axis=None, keepdims=False): return self._ops().mean(self, axis=axis, keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return self._ops().max(self, axis=axis, keepdims=keepdims)
-    def min(self, axis=None, keepdims=False): return self._ops().min(self, axis=axis, keepdims=keepdims)
+    # NumPy's method spellings take NumPy's arguments (dtype=, initial=, where=, ...)
+    def sum(self, axis=None, **kw): return self._ops().sum(self, axis, **kw)
+    def prod(self, axis=None, **kw): return self._ops().prod(self, axis, **kw)
+    def mean(self, axis=None, **kw): return self._ops().mean(self, axis, **kw)
+    def max(self, axis=None, **kw): return self._ops().max(self, axis, **kw)
+    def min(self, axis=None, **kw): return self._ops().min(self, axis, **kw)
     def dot(self, o): return self._ops().dot(self, o)
 
 
@@ -357,12 +400,20 @@ class Graph:
     output must be computable from them and from Constants.
     """
 
-    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable] | Variable):
+    def __init__(self, inputs: Any, outputs: Any):
         #: a graph built with one bare output Variable returns one array, else a tuple
         self.single_output = isinstance(outputs, Variable)
+        #: the inputs' structure (``pytree.Parameters``) when they are not a flat
+        #: sequence of Variables: a dict (named parameters) or nested containers
+        self.input_tree = None
+        #: the outputs' structure (``pytree.PyTreeDef``) when they are not one
+        #: Variable or a flat sequence of Variables
+        self.output_tree = None
         if self.single_output:
             outputs = [outputs]
-        inputs, outputs = list(inputs), list(outputs)
+        else:
+            outputs, self.output_tree = _flatten_outputs(outputs)
+        inputs, self.input_tree = _flatten_inputs(inputs)
         for i, v in enumerate(inputs):
             if not isinstance(v, Variable):
                 raise GraphError(f"graph input {i} is not a Variable: {v!r}")
@@ -432,7 +483,37 @@ class Graph:
             for o, no in zip(node.outputs, new.outputs):
                 memo[id(o)] = no
         outs = [memo.get(id(v), v) for v in self.outputs]
-        return Graph(new_inputs, outs[0] if self.single_output else outs)
+        return self._with_trees(Graph(new_inputs, outs[0] if self.single_output else outs))
+
+    def _with_trees(self, other: "Graph") -> "Graph":
+        """``other`` (a copy of this graph) with this graph's input and output structure."""
+        other.input_tree, other.output_tree = self.input_tree, self.output_tree
+        return other
+
+    @property
+    def parameters(self) -> Parameters:
+        """The call's parameters: one per input Variable (named by it), or the
+        structure the graph was built with (a dict of inputs, nested containers)."""
+        if self.input_tree is not None:
+            return self.input_tree
+        return Parameters([v.name for v in self.inputs], [LEAF_DEF] * len(self.inputs))
+
+    @property
+    def is_flat(self) -> bool:
+        """True when the graph takes and returns plain sequences of arrays."""
+        return self.input_tree is None and self.output_tree is None
+
+    def bind(self, args: Sequence[Any], kwargs: dict[str, Any] | None = None) -> list[Any]:
+        """The flat input values of a call ``f(*args, **kwargs)``: arguments matched to
+        the inputs by position, then by name; pytree arguments flattened (TypeError
+        naming the argument or leaf whose structure differs)."""
+        return self.parameters.bind(args, kwargs or {})
+
+    def unflatten(self, outputs: Any) -> Any:
+        """The results of a call (one array, or a tuple) in the graph's output structure."""
+        if self.output_tree is None:
+            return outputs
+        return self.output_tree.unflatten(outputs)
 
     def __str__(self) -> str:
         names: dict[int, str] = {}
@@ -445,19 +526,95 @@ class Graph:
                 names[id(v)] = v.name or f"%{next(counter)}"
             return names[id(v)]
 
+        def inner(op) -> list[tuple[str, "Graph"]]:
+            # the graphs an op runs inside itself (branches, loop bodies), named
+            # after the property holding them
+            graphs = list(op.inner_graphs)
+            if hasattr(op, "then_graph") and len(graphs) == 2:
+                return [("then", graphs[0]), ("else", graphs[1])]
+            named = []
+            for prop in op.__props__:
+                value = getattr(op, prop, None)
+                if isinstance(value, Graph):
+                    named.append((prop, value))
+                elif isinstance(value, (tuple, list)) and value and all(isinstance(g, Graph) for g in value):
+                    named.extend((f"{prop}[{i}]", g) for i, g in enumerate(value))
+            if [g for _, g in named] == graphs:
+                return named
+            return [(f"graph {i}", g) for i, g in enumerate(graphs)]
+
+        def body(graph: "Graph", indent: str) -> list[str]:
+            out = []
+            for node in graph.nodes:
+                outs = ", ".join(name(o) for o in node.outputs)
+                types = ", ".join(str(o.type) for o in node.outputs)
+                args = ", ".join(name(v) for v in node.inputs)
+                out.append(f"{indent}{outs} = {node.op}({args}) : {types}")
+                for label, g in inner(node.op):
+                    params = ", ".join(f"{name(v)}: {v.type}" for v in g.inputs)
+                    out.append(f"{indent}  {label}({params}) {{")
+                    out.extend(body(g, indent + "    "))
+                    out.append(f"{indent}  }}")
+            out.append(f"{indent}return " + ", ".join(name(v) for v in graph.outputs))
+            return out
+
         ins = ", ".join(f"{name(v)}: {v.type}" for v in self.inputs)
-        lines = [f"Graph({ins}) {{"]
-        for node in self.nodes:
-            outs = ", ".join(name(o) for o in node.outputs)
-            types = ", ".join(str(o.type) for o in node.outputs)
-            args = ", ".join(name(v) for v in node.inputs)
-            lines.append(f"  {outs} = {node.op}({args}) : {types}")
-        lines.append("  return " + ", ".join(name(v) for v in self.outputs))
-        lines.append("}")
+        lines = [f"Graph({ins}) {{", *body(self, "  "), "}"]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<Graph {len(self.inputs)} inputs, {len(self.nodes)} nodes, {len(self.outputs)} outputs>"
+
+
+def _is_variable(x: Any) -> bool:
+    return isinstance(x, Variable)
+
+
+def _flatten_outputs(outputs: Any) -> tuple[list[Any], PyTreeDef | None]:
+    """A graph's outputs as a flat list, and their structure unless it is a flat
+    list or tuple of Variables (which a call returns as a tuple)."""
+    if type(outputs) in (list, tuple) and all(isinstance(v, Variable) for v in outputs):
+        return list(outputs), None
+    if isinstance(outputs, (dict, list, tuple)) or outputs is None or type(outputs) in _tree_node_types():
+        leaves, tree = tree_flatten(outputs, _is_variable)
+        for path, v in zip(tree.paths(), leaves):
+            if not isinstance(v, Variable):
+                raise GraphError(f"graph output {path or '(root)'} is not a Variable: {v!r}")
+        return leaves, tree
+    return list(outputs), None
+
+
+def _tree_node_types() -> Iterable[type]:
+    from .pytree import _REGISTRY
+    return _REGISTRY
+
+
+def _flatten_inputs(inputs: Any) -> tuple[list[Any], Parameters | None]:
+    """A graph's inputs as a flat list of Variables, and the call's parameters
+    unless they are exactly those Variables: a dict names its parameters (in its
+    order), and an item of a list may be a pytree of Variables."""
+    if isinstance(inputs, dict):
+        names = list(inputs)
+        for k in names:
+            if not isinstance(k, str) or not k.isidentifier():
+                raise GraphError(f"graph inputs given as a dict need identifier keys, got {k!r}")
+        items = [inputs[k] for k in names]
+    else:
+        items = list(inputs)
+        if all(isinstance(v, Variable) for v in items):
+            return items, None
+        names = [v.name if isinstance(v, Variable) else None for v in items]
+    leaves: list[Any] = []
+    defs = []
+    for i, item in enumerate(items):
+        flat, tree = tree_flatten(item, _is_variable)
+        for path, v in zip(tree.paths(), flat):
+            if not isinstance(v, Variable):
+                where = f"{names[i]!r}" if names[i] else f"{i}"
+                raise GraphError(f"graph input {where}{path} is not a Variable: {v!r}")
+        leaves.extend(flat)
+        defs.append(tree)
+    return leaves, Parameters(names, defs)
 
 
 def subgraph(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> Graph:

@@ -98,9 +98,10 @@ unary("cast_f32_to_bool", lambda x: hg.astype(x, "bool"))
 # CHECK: stablehlo.convert {{.*}} -> tensor<2x3xf64>
 unary("cast_c64_to_f64", lambda x: hg.astype(x, "float64"), "complex64")
 
-# CHECK-LABEL: TEST: arcsin float32[2,3]
-# CHECK: chlo.asin {{.*}} -> tensor<2x3xf32>
-unary("arcsin", hg.arcsin)
+# (float64: float32 arcsin lowers to a polynomial on the CPU, see ops/fast_math.py)
+# CHECK-LABEL: TEST: arcsin float64[2,3]
+# CHECK: chlo.asin {{.*}} -> tensor<2x3xf64>
+unary("arcsin", hg.arcsin, "float64")
 
 # CHECK-LABEL: TEST: arccosh float64[2,3]
 # CHECK: chlo.acosh {{.*}} -> tensor<2x3xf64>
@@ -192,3 +193,59 @@ binary("fmod", hg.fmod, "float64")
 # CHECK: stablehlo.compare NE, %arg0, %arg0, FLOAT
 # CHECK: stablehlo.select
 binary("fmax", hg.fmax)
+
+# bool -> float is a select of 1 and 0: XLA rewrites convert(pred) * y into
+# select(pred, y, 0), which would lose False * nan == nan
+# CHECK-LABEL: TEST: bool_times_float bool[2,3]
+# CHECK-NOT: stablehlo.convert
+# CHECK: %[[ONE:.+]] = stablehlo.constant dense<1.000000e+00> : tensor<2x3xf32>
+# CHECK: %[[ZERO:.+]] = stablehlo.constant dense<0.000000e+00> : tensor<2x3xf32>
+# CHECK: %[[F:.+]] = stablehlo.select %arg0, %[[ONE]], %[[ZERO]] : tensor<2x3xi1>, tensor<2x3xf32>
+# CHECK: stablehlo.multiply %[[F]], %arg1
+print_ir("bool_times_float", hg.Graph([b := hg.tensor("x", (2, 3), "bool"), f := hg.tensor("y", (2, 3), "float32")],
+                                      b * f))
+
+# log(exp(x)), log(x ** y), sqrt(x * x): the inner result passes an optimization
+# barrier, which XLA's simplifier does not see through
+# CHECK-LABEL: TEST: log_exp float32[2,3]
+# CHECK: %[[E:.+]] = stablehlo.exponential %arg0
+# CHECK: %[[B:.+]] = stablehlo.optimization_barrier %[[E]]
+# CHECK: stablehlo.log %[[B]]
+unary("log_exp", lambda x: hg.log(hg.exp(x)))
+
+# CHECK-LABEL: TEST: log_pow float32[2,3]
+# CHECK: %[[P:.+]] = stablehlo.power %arg0, %arg1
+# CHECK: %[[B:.+]] = stablehlo.optimization_barrier %[[P]]
+# CHECK: stablehlo.log %[[B]]
+binary("log_pow", lambda x, y: hg.log(hg.power(x, y)))
+
+# CHECK-LABEL: TEST: sqrt_square float32[2,3]
+# CHECK: %[[M:.+]] = stablehlo.multiply %arg0, %arg0
+# CHECK: %[[B:.+]] = stablehlo.optimization_barrier %[[M]]
+# CHECK: stablehlo.sqrt %[[B]]
+unary("sqrt_square", lambda x: hg.sqrt(x * x))
+
+# CHECK-LABEL: TEST: exp_times_exp float32[2,3]
+# CHECK: %[[A:.+]] = stablehlo.exponential %arg0
+# CHECK: %[[E:.+]] = stablehlo.exponential %arg1
+# CHECK: %[[B:.+]] = stablehlo.optimization_barrier %[[E]]
+# CHECK: stablehlo.multiply %[[A]], %[[B]]
+binary("exp_times_exp", lambda x, y: hg.exp(x) * hg.exp(y))
+
+# a plain log has no barrier
+# CHECK-LABEL: TEST: log float32[2,3]
+# CHECK-NOT: optimization_barrier
+# CHECK: stablehlo.log %arg0
+unary("log", hg.log)
+
+# x ** 0.5 with a scalar exponent is NumPy's sqrt (sqrt(-inf) is nan, pow gives inf)
+# CHECK-LABEL: TEST: pow_half float32[2,3]
+# CHECK-NOT: stablehlo.power
+# CHECK: stablehlo.sqrt %arg0
+unary("pow_half", lambda x: x ** 0.5)
+
+# a product of two different values keeps fusing with its sqrt
+# CHECK-LABEL: TEST: sqrt_product float32[2,3]
+# CHECK-NOT: optimization_barrier
+# CHECK: stablehlo.sqrt
+binary("sqrt_product", lambda x, y: hg.sqrt(x * y))

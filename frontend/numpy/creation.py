@@ -21,7 +21,8 @@ from ..graph import Constant, Variable
 from ..types import as_dtype, is_complex
 from ..ops import elemwise as ew
 from ..ops import shape as sh
-from ..ops.basic import as_int, as_variable, constant, normalize_axis, result_type, static_shape
+from ..ops.basic import (as_int, as_variable, broadcast_shapes, constant, normalize_axis, result_type,
+                         static_shape)
 from ..ops.construct import pad
 from ..ops.dynamic import dynamic_linspace, dynamic_tri
 from ..ops.indexing import at
@@ -42,71 +43,145 @@ def copy(a: Any) -> Variable:
     return as_variable(a)
 
 
-def asarray(a: Any, dtype: Any = None) -> Variable:
-    """``a`` as a graph value (a Variable as it is; data as a constant), cast to ``dtype``."""
+def _has_variable(a: Any) -> bool:
+    return isinstance(a, Variable) or (type(a) in (list, tuple) and any(_has_variable(e) for e in a))
+
+
+def _leaves(a: Any) -> list[Any]:
+    return [x for e in a for x in _leaves(e)] if type(a) in (list, tuple) else [a]
+
+
+def _nested(a: Any, dtype: np.dtype) -> Variable:
+    """A nested list/tuple of graph values, arrays and numbers as one graph value: the
+    levels stacked, innermost first (as jax.numpy.array)."""
+    if type(a) not in (list, tuple):
+        return as_variable(a, dtype)
+    if not a:
+        raise ValueError("array: a nested sequence holding graph values cannot have an empty level")
+    try:
+        return sh.stack([_nested(e, dtype) for e in a])
+    except ValueError as e:
+        raise ValueError(f"array: the nested sequence is ragged ({e})") from None
+
+
+def _from_data(a: Any, dtype: Any) -> Variable:
+    """``a`` as a graph value: a Variable as it is, a nested sequence holding graph values
+    stacked, other data a constant; cast to ``dtype``."""
+    if type(a) in (list, tuple) and _has_variable(a):
+        dt = as_dtype(dtype) if dtype is not None else result_type(*_leaves(a))
+        return _nested(a, dt)
     x = as_variable(a)
     return x if dtype is None or np.dtype(dtype) == x.dtype else ew.astype(x, dtype)
 
 
-array = asarray
+def asarray(a: Any, dtype: Any = None) -> Variable:
+    """``a`` as a graph value (a Variable as it is; data as a constant; a nested list or
+    tuple holding graph values stacked, as jax.numpy.asarray), cast to ``dtype``."""
+    return _from_data(a, dtype)
+
+
+def array(a: Any, dtype: Any = None, *, ndmin: int = 0, ndmax: int = 0) -> Variable:
+    """numpy.array as a graph value: ``asarray(a, dtype)`` (nested lists and tuples of graph
+    values, arrays and numbers are stacked, as jax.numpy.array) with at least ``ndmin`` dims
+    (leading 1s added) and, for a nested sequence, at most ``ndmax`` dims (0: no limit; a
+    deeper sequence is a ValueError, as in NumPy without ``dtype=object``; ``ndmin`` must
+    not exceed a nonzero ``ndmax``)."""
+    ndmin = as_int(ndmin, "array", "ndmin")
+    ndmax = as_int(ndmax, "array", "ndmax")
+    if not 0 <= ndmax <= 64:
+        raise ValueError(f"array: ndmax must be in the range [0, 64], got {ndmax}")
+    if ndmin > 64:
+        raise ValueError(f"array: ndmin bigger than allowable number of dimensions 64, got {ndmin}")
+    if ndmax and ndmin > ndmax:
+        raise ValueError(f"array: ndmin must be <= ndmax ({ndmax}), got {ndmin}")
+    x = _from_data(a, dtype)
+    if ndmax and type(a) in (list, tuple) and x.ndim > ndmax:
+        raise ValueError(f"array: setting an array element with a sequence: the nested sequence has "
+                         f"{x.ndim} dims, more than ndmax={ndmax}")
+    if x.ndim < ndmin:
+        x = sh.expand_dims(x, tuple(range(ndmin - x.ndim)))
+    return x
 
 
 # --- numerical ranges ------------------------------------------------------------------------
-def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None) -> Variable:
-    """numpy.linspace with a static ``num``: Python numbers give a constant; 0-d graph values
-    compute ``start + arange(num) * step`` (and end exactly at ``stop`` when ``endpoint``)."""
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype: Any = None, axis: int = 0) -> Variable | tuple[Variable, Variable]:
+    """numpy.linspace with a static ``num``: Python numbers and arrays give a constant; graph
+    values compute ``start + arange(num) * step`` (ending exactly at ``stop`` when
+    ``endpoint``), the samples along ``axis`` of the result when the bounds are arrays
+    (broadcast together). Integer ``dtype`` rounds towards -inf, as NumPy. With
+    ``retstep``, ``(samples, step)`` (``step`` has the bounds' shape; a 0-d NaN when ``num``
+    is below 2 with ``endpoint``, or 0)."""
     if isinstance(num, Variable):
+        if retstep or axis != 0:
+            raise NotImplementedError("linspace: a graph-valued num takes neither retstep nor axis")
         return dynamic_linspace(start, stop, num, endpoint, dtype)
     num = as_int(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
+    axis = as_int(axis, "linspace", "axis")
     if not isinstance(start, Variable) and not isinstance(stop, Variable):
-        return Constant(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
+        out = np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
+        return (Constant(out[0]), Constant(np.asarray(out[1]))) if retstep else Constant(out)
     start, stop = as_variable(start), as_variable(stop)
-    if start.ndim or stop.ndim:
-        raise NotImplementedError("linspace: graph-valued start and stop must be 0-d")
     dt = result_type(start, stop, 1.0)
+    shape = broadcast_shapes(start.shape, stop.shape, op="linspace")
+    axis = normalize_axis(axis, len(shape) + 1, "linspace")
     start, stop = as_variable(start, dt), as_variable(stop, dt)
     div = (num - 1) if endpoint else num
-    step = ew.divide(ew.subtract(stop, start), div) if div > 0 else ew.subtract(stop, start)
-    y = ew.add(ew.multiply(Constant(np.arange(num).astype(dt)), step), start)
+    delta = ew.subtract(stop, start)
+    if div > 0:
+        step = ew.divide(delta, div)
+        if tuple(step.shape) != shape:
+            step = sh.broadcast_to(step, shape)
+    else:
+        step = Constant(np.asarray(np.nan))  # NumPy's step is a plain NaN then
+    ramp = Constant(np.arange(num).astype(dt).reshape((num,) + (1,) * len(shape)))
+    y = ew.add(ew.multiply(ramp, step if div > 0 else delta), start)
+    if tuple(y.shape[1:]) != shape:
+        y = sh.broadcast_to(y, (num,) + shape)
     if endpoint and num > 1:
         y = at(y)[-1].set(stop)
-    return y if dtype is None else ew.astype(y, dtype)
+    if axis:
+        y = sh.transpose(y, list(range(1, axis + 1)) + [0] + list(range(axis + 1, y.ndim)))
+    if dtype is not None:
+        out_dt = as_dtype(dtype)
+        if np.issubdtype(out_dt, np.integer) and not is_complex(dt):
+            y = ew.floor(y)
+        y = ew.astype(y, out_dt)
+    return (y, step) if retstep else y
 
 
-def _sequence_args(name: str, start: Any, stop: Any, axis: int) -> tuple[Variable, Variable]:
+def _sequence_args(name: str, start: Any, stop: Any, axis: int) -> tuple[Variable, Variable, int]:
     start, stop = as_variable(start), as_variable(stop)
-    if start.ndim or stop.ndim:
-        raise NotImplementedError(f"{name}: graph-valued start and stop must be 0-d, got "
-                                  f"{start.type} and {stop.type}")
-    normalize_axis(axis, 1, name)
-    return start, stop
+    shape = broadcast_shapes(start.shape, stop.shape, op=name)
+    return start, stop, normalize_axis(axis, len(shape) + 1, name)
 
 
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
              dtype: Any = None, axis: int = 0) -> Variable:
-    """``base ** linspace(start, stop, num, endpoint)``, as numpy.logspace, with a static
-    ``num``: Python/NumPy values give a constant; graph-valued bounds must be 0-d."""
+    """``base ** linspace(start, stop, num, endpoint, axis=axis)``, as numpy.logspace, with a
+    static ``num``: Python/NumPy values give a constant; a graph-valued base must be 0-d."""
     if not any(isinstance(v, Variable) for v in (start, stop, base)):
         return Constant(np.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=dtype,
                                     axis=axis))
-    start, stop = _sequence_args("logspace", start, stop, axis)
+    start, stop, axis = _sequence_args("logspace", start, stop, axis)
     base = as_variable(base) if isinstance(base, Variable) or not isinstance(base, (int, float)) else base
     if isinstance(base, Variable) and base.ndim:
         raise NotImplementedError(f"logspace: a graph-valued base must be 0-d, got {base.type}")
-    y = ew.power(base, linspace(start, stop, num, endpoint=endpoint))
+    y = ew.power(base, linspace(start, stop, num, endpoint=endpoint, axis=axis))
     return y if dtype is None else ew.astype(y, dtype)
 
 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
               axis: int = 0) -> Variable:
     """A geometric progression from ``start`` to ``stop``, as numpy.geomspace, with a static
-    ``num``: Python/NumPy values give a constant; graph-valued bounds must be 0-d and real
-    (a zero bound gives NaN instead of NumPy's ValueError)."""
+    ``num``: Python/NumPy values give a constant; graph-valued bounds must be real (a zero
+    bound gives NaN instead of NumPy's ValueError); array bounds broadcast and the samples
+    run along ``axis``."""
     if not isinstance(start, Variable) and not isinstance(stop, Variable):
         return Constant(np.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis))
-    start, stop = _sequence_args("geomspace", start, stop, axis)
+    start, stop, axis = _sequence_args("geomspace", start, stop, axis)
     # as NumPy: a 0-d array of ``dtype`` (float64 by default) joins the promotion
     dt = result_type(start, stop, float(num), np.zeros((), None if dtype is None else as_dtype(dtype)))
     if is_complex(dt):
@@ -120,6 +195,8 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
         if num > 1 and endpoint:
             out = at(out)[-1].set(stop)
     out = ew.multiply(out, sign)
+    if axis:
+        out = sh.transpose(out, list(range(1, axis + 1)) + [0] + list(range(axis + 1, out.ndim)))
     return out if dtype is None else ew.astype(out, dtype)
 
 
@@ -183,8 +260,11 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = "float64") -> Var
 
 def _triangle(x: Any, k: int, op: str, lower: bool) -> Variable:
     x = as_variable(x)
-    if x.ndim < 2:
-        raise ValueError(f"{op}: the input must have at least 2 dims, got {x.ndim}")
+    if x.ndim < 1:
+        raise ValueError(f"{op}: the input must have at least 1 dim, got {x.ndim}")
+    if x.ndim == 1:  # NumPy masks the (n, n) broadcast of a 1-d input
+        (n,) = static_shape(x, op)
+        x = sh.broadcast_to(x, (n, n))
     n, m = static_shape(x, op, [x.ndim - 2, x.ndim - 1])[-2:]
     k = as_int(k, op, "k")
     mask = np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)

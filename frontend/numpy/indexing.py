@@ -118,23 +118,43 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variabl
     return getitem(sh.transpose(x, rest + [a1, a2]), (Ellipsis, rows, cols))
 
 
-def fill_diagonal(x: Any, val: Any, offset: int = 0) -> Variable:
-    """Functional numpy.fill_diagonal (``wrap=False``), with PyTensor's ``offset`` for 2-d
-    inputs: a copy of ``x`` with ``val`` (a scalar or one value per diagonal element) on its
-    diagonal. Inputs of more dims need equal dims and no offset."""
+def fill_diagonal(x: Any, val: Any, offset: int = 0, wrap: bool = False) -> Variable:
+    """Functional numpy.fill_diagonal, with PyTensor's ``offset`` for 2-d inputs: a copy of
+    ``x`` with ``val`` on its diagonal (a scalar, or values taken in order and repeated
+    cyclically as NumPy's flat assignment does). ``wrap`` continues the diagonal of a tall
+    2-d input below its first square block, every ``cols + 1`` elements of the flattened
+    array (offset 0 only). Inputs of more dims need equal dims and no offset."""
     x = as_variable(x)
     offset = as_int(offset, "fill_diagonal", "offset")
     if x.ndim < 2:
         raise ValueError(f"fill_diagonal: the input must have at least 2 dims, got {x.ndim}")
     shape = static_shape(x, "fill_diagonal")
-    if x.ndim == 2:
+    if x.ndim == 2 and wrap and shape[0] > shape[1] + 1:
+        if offset:
+            raise ValueError(f"fill_diagonal: wrap=True takes offset 0, got offset {offset}")
+        flat = np.arange(0, shape[0] * shape[1], shape[1] + 1, dtype=np.int64)
+        idx = (flat // shape[1], flat % shape[1])
+    elif x.ndim == 2:
         idx = diagonal_positions(shape[0], shape[1], offset)
     else:
         if len(set(shape)) != 1 or offset:
             raise ValueError(f"fill_diagonal: an input of more than 2 dims needs equal dims and offset 0, "
                              f"got shape {shape}")
         idx = (np.arange(shape[0], dtype=np.int64),) * x.ndim
-    return at(x)[idx].set(val)
+    n = len(idx[0])
+    v = as_variable(val)
+    if v.ndim and n:
+        v = ravel(v)
+        size = v.shape[0]
+        if size is None:
+            raise ValueError(f"fill_diagonal: val needs a static size, got {v.type}")
+        if size == 0:
+            return x  # NumPy assigns nothing from an empty val
+        if size != n:
+            v = getitem(v, np.arange(n, dtype=np.int64) % size)
+    elif v.ndim:
+        v = getitem(ravel(v), np.arange(0, dtype=np.int64))
+    return at(x)[idx].set(v)
 
 
 # --- select, choose, put ----------------------------------------------------------------------

@@ -195,6 +195,11 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_
         if isinstance(tol, Variable) or np.ndim(tol) != 0:
             raise NotImplementedError("linalg.pinv: rcond/rtol must be a Python or NumPy scalar")
         tol = float(tol)
+    a = as_variable(a)
+    if a.ndim >= 2 and 0 in a.shape:  # NumPy: an empty result of the input's own dtype
+        *batch, m, n = a.shape
+        if None not in batch and m is not None and n is not None:
+            return _sh.zeros((*batch, n, m), a.dtype)
     return _la.pinv(a, tol, hermitian)
 
 

@@ -31,7 +31,7 @@ from ..ops.indexing import getitem, take
 from ..ops.reduction import prod
 
 __all__ = [
-    "size", "atleast_1d", "atleast_2d", "atleast_3d", "concat", "hstack", "vstack", "row_stack", "dstack",
+    "size", "shape", "ndim", "atleast_1d", "atleast_2d", "atleast_3d", "concat", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "block", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "moveaxis",
     "rollaxis", "swapaxes", "permute_dims", "matrix_transpose", "ravel", "tile", "repeat", "flip", "roll",
     "rot90", "fliplr", "flipud", "append", "insert", "delete", "resize", "broadcast_arrays",
@@ -63,6 +63,22 @@ def size(x: Any, axis: int | None = None) -> Variable:
     return s[normalize_axis(axis, as_variable(x).ndim, "size")]
 
 
+def shape(a: Any) -> tuple[int | Variable, ...]:
+    """numpy.shape: a tuple with an int per static dimension and a 0-d int64 graph value
+    per dimension only known at run time."""
+    if not isinstance(a, Variable):
+        return np.shape(a)
+    if a.type.is_static:
+        return tuple(a.shape)
+    s = shape_of(a)
+    return tuple(d if d is not None else s[i] for i, d in enumerate(a.shape))
+
+
+def ndim(a: Any) -> int:
+    """numpy.ndim: the rank (always static in a graph)."""
+    return a.ndim if isinstance(a, Variable) else np.ndim(a)
+
+
 # --- rank padding -------------------------------------------------------------------------
 def _atleast(x: Any, ndim: int) -> Variable:
     x = as_variable(x)
@@ -90,7 +106,11 @@ def atleast_3d(*arys: Any) -> Variable | tuple[Variable, ...]:
 
 
 # --- stacking ---------------------------------------------------------------------------------
+#: numpy.concat, the array API's name of numpy.concatenate (dtype and casting included)
 concat = sh.concatenate
+
+
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 def _arrays(tup: Any, op: str, dtype: Any, casting: str) -> list[Variable]:
@@ -100,16 +120,14 @@ def _arrays(tup: Any, op: str, dtype: Any, casting: str) -> list[Variable]:
         raise TypeError(f"{op}: expected a list or tuple of arrays, got {type(tup).__name__}")
     if not tup:
         raise ValueError(f"{op}: need at least one array to concatenate")
+    if casting not in _CASTINGS:
+        raise ValueError(f"{op}: casting must be one of {', '.join(map(repr, _CASTINGS))} (got {casting!r})")
     tup = [a if isinstance(a, Variable) else np.asarray(a) for a in tup]
-    if dtype is None:
-        dt = result_type(*tup)
-    else:
-        dt = as_dtype(dtype)
-        for i, a in enumerate(tup):
-            src = a.dtype if isinstance(a, Variable) else np.asarray(a).dtype
-            if not np.can_cast(src, dt, casting=casting):
-                raise TypeError(f"{op}: cannot cast input {i} from {src} to {dt} according to the "
-                                f"rule {casting!r}")
+    dt = result_type(*tup) if dtype is None else as_dtype(dtype)
+    for i, a in enumerate(tup):
+        if not np.can_cast(a.dtype, dt, casting=casting):
+            raise TypeError(f"{op}: cannot cast input {i} from {a.dtype} to {dt} according to the "
+                            f"rule {casting!r}")
     return [as_variable(a, dt) for a in tup]
 
 

@@ -218,7 +218,8 @@ def lcm(x1: Any, x2: Any) -> Variable:
     g = _gcd_abs(a, b)
     zero = ew.equal(g, 0)
     q = ew.floor_divide(ew.abs(a), ew.where(zero, 1, g))
-    return ew.where(zero, 0, ew.abs(ew.multiply(q, b)))
+    # |a| // g * |b| wraps in the integer type as NumPy's does (no abs of the product)
+    return ew.where(zero, 0, ew.multiply(q, ew.abs(b)))
 
 
 def heaviside(x1: Any, x2: Any) -> Variable:

@@ -14,21 +14,13 @@ import numpy as np
 from ..graph import Variable
 from ..types import as_dtype, is_complex
 from ..ops import elemwise as ew
-from ..ops.basic import as_variable, normalize_axis, static_shape
-from ..ops.linalg import dot, matmul, tensordot
+from ..ops.basic import as_variable, static_shape
+from ..ops.linalg import apply_core_axes, dot, matmul, tensordot
 from ..ops.reduction import sum as _sum
 from ..ops.shape import expand_dims, reshape, squeeze, transpose
 from .indexing import diagonal
 
 __all__ = ["inner", "vdot", "vecdot", "matvec", "vecmat", "kron", "trace"]
-
-
-def _moveaxis(x: Variable, source: int, dest: int) -> Variable:
-    if source == dest:
-        return x
-    perm = [i for i in range(x.ndim) if i != source]
-    perm.insert(dest, source)
-    return transpose(x, perm)
 
 
 def _conj(x: Variable) -> Variable:
@@ -62,33 +54,50 @@ def vdot(a: Any, b: Any) -> Variable:
     return dot(_conj(reshape(a, (-1,))), reshape(b, (-1,)))
 
 
-def vecdot(x1: Any, x2: Any, axis: int = -1) -> Variable:
-    """Vector dot product along ``axis`` (the other dims broadcast), conjugating ``x1``, as
-    numpy.vecdot."""
+def vecdot(x1: Any, x2: Any, axis: int | None = None, *, axes: Any = None,
+           keepdims: bool = False) -> Variable:
+    """Vector dot product along ``axis`` (the last by default; the other dims broadcast),
+    conjugating ``x1``, as numpy.vecdot; ``axes`` (``[i, j]`` or ``[(i,), (j,), (k,)]``)
+    picks each operand's vector axis (and, with ``keepdims``, the output's), and
+    ``keepdims`` keeps the reduced dim with size 1."""
     x1, x2 = as_variable(x1), as_variable(x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot: inputs must have at least one dim, got {x1.type} and {x2.type}")
-    x1 = _moveaxis(x1, normalize_axis(axis, x1.ndim, "vecdot"), x1.ndim - 1)
-    x2 = _moveaxis(x2, normalize_axis(axis, x2.ndim, "vecdot"), x2.ndim - 1)
+    return apply_core_axes("vecdot", "(n),(n)->()", _vecdot, [x1, x2], [1, 1], 0, axes, axis, keepdims)
+
+
+def _vecdot(x1: Variable, x2: Variable) -> Variable:
     out = matmul(expand_dims(_conj(x1), -2), expand_dims(x2, -1))
     return squeeze(out, (-2, -1))
 
 
-def matvec(x1: Any, x2: Any) -> Variable:
+def matvec(x1: Any, x2: Any, *, axes: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
     """Matrix-vector product over the last dims (the others broadcast), as numpy.matvec:
-    ``(..., m, n) x (..., n) -> (..., m)``."""
+    ``(..., m, n) x (..., n) -> (..., m)``; ``axes`` (``[(i, j), (k,), (l,)]``) places the
+    core dims elsewhere, as NumPy's generalized-ufunc keyword (``axis``/``keepdims`` raise
+    NumPy's TypeError)."""
     x1, x2 = as_variable(x1), as_variable(x2)
     if x1.ndim < 2 or x2.ndim < 1:
         raise ValueError(f"matvec: needs a matrix and a vector, got {x1.type} and {x2.type}")
+    return apply_core_axes("matvec", "(m,n),(n)->(m)", _matvec, [x1, x2], [2, 1], 1, axes, axis, keepdims)
+
+
+def _matvec(x1: Variable, x2: Variable) -> Variable:
     return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
 
 
-def vecmat(x1: Any, x2: Any) -> Variable:
+def vecmat(x1: Any, x2: Any, *, axes: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
     """Vector-matrix product over the last dims (the others broadcast), conjugating the
-    vector, as numpy.vecmat: ``(..., m) x (..., m, n) -> (..., n)``."""
+    vector, as numpy.vecmat: ``(..., m) x (..., m, n) -> (..., n)``; ``axes``
+    (``[(i,), (j, k), (l,)]``) places the core dims elsewhere, as NumPy's
+    generalized-ufunc keyword (``axis``/``keepdims`` raise NumPy's TypeError)."""
     x1, x2 = as_variable(x1), as_variable(x2)
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError(f"vecmat: needs a vector and a matrix, got {x1.type} and {x2.type}")
+    return apply_core_axes("vecmat", "(m),(m,n)->(n)", _vecmat, [x1, x2], [1, 2], 1, axes, axis, keepdims)
+
+
+def _vecmat(x1: Variable, x2: Variable) -> Variable:
     return squeeze(matmul(expand_dims(_conj(x1), -2), x2), -2)
 
 

@@ -87,17 +87,21 @@ def _check_dtype_arg(a: Variable, dtype: Any) -> Variable:
 
 
 # --- nan reductions ------------------------------------------------------------------
-def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Variable:
-    """Sum over ``axis`` treating NaNs as zero, as numpy.nansum."""
+def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, *,
+           initial: Any = None, where: Any = True) -> Variable:
+    """Sum over ``axis`` treating NaNs as zero, as numpy.nansum (``initial`` and ``where``
+    as numpy.sum)."""
     a = _check_dtype_arg(as_variable(a), dtype)
-    out = rd.sum(_nan_to(a, 0), axis=axis, keepdims=keepdims)
+    out = rd.sum(_nan_to(a, 0), axis=axis, keepdims=keepdims, initial=initial, where=where)
     return out if dtype is None else ew.astype(out, dtype)
 
 
-def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Variable:
-    """Product over ``axis`` treating NaNs as one, as numpy.nanprod."""
+def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, *,
+            initial: Any = None, where: Any = True) -> Variable:
+    """Product over ``axis`` treating NaNs as one, as numpy.nanprod (``initial`` and
+    ``where`` as numpy.prod)."""
     a = _check_dtype_arg(as_variable(a), dtype)
-    out = rd.prod(_nan_to(a, 1), axis=axis, keepdims=keepdims)
+    out = rd.prod(_nan_to(a, 1), axis=axis, keepdims=keepdims, initial=initial, where=where)
     return out if dtype is None else ew.astype(out, dtype)
 
 
@@ -106,31 +110,42 @@ def _nan_count(a: Variable, axes: tuple[int, ...]) -> Variable:
     return rd.sum(ew.logical_not(ew.isnan(a)), axis=axes, keepdims=True)
 
 
-def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Variable:
-    """Mean over ``axis`` of the non-NaN elements, as numpy.nanmean (all-NaN slices: NaN)."""
+def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, *,
+            where: Any = True) -> Variable:
+    """Mean over ``axis`` of the non-NaN elements, as numpy.nanmean (all-NaN slices: NaN;
+    only elements where ``where`` is True count)."""
     a = _check_dtype_arg(as_variable(a), dtype)
     if not _inexact(a.dtype):
-        return rd.mean(a, axis=axis, keepdims=keepdims)
+        return rd.mean(a, axis=axis, keepdims=keepdims, where=where)
     axes = _axes(axis, a.ndim, "nanmean")
-    tot = rd.sum(_nan_to(a, 0), axis=axes, keepdims=True)
-    cnt = ew.astype(_nan_count(a, axes), _real_dtype(tot.dtype))
+    tot = rd.sum(_nan_to(a, 0), axis=axes, keepdims=True, where=where)
+    cnt = ew.astype(rd.sum(ew.logical_not(ew.isnan(a)), axis=axes, keepdims=True, where=where),
+                    _real_dtype(tot.dtype))
     return _squeeze(ew.astype(ew.divide(tot, cnt), a.dtype), axes, keepdims)
 
 
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
-           keepdims: bool = False) -> Variable:
+           keepdims: bool = False, *, where: Any = True, mean: Any = None,
+           correction: Any = None) -> Variable:
     """Variance over ``axis`` of the non-NaN elements with divisor ``n - ddof``, as
-    numpy.nanvar (a divisor <= 0 gives NaN; ints and bool behave as numpy.var)."""
+    numpy.nanvar (a divisor <= 0 gives NaN; ints and bool behave as numpy.var;
+    ``where``, ``mean`` (the precomputed keepdims mean) and ``correction`` as numpy.nanvar)."""
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("nanvar: ddof and correction can't be provided simultaneously (as numpy.nanvar)")
+        ddof = correction
     a = _check_dtype_arg(as_variable(a), dtype)
     if not _inexact(a.dtype):
-        return rd.var(a, axis=axis, keepdims=keepdims, ddof=ddof)
+        return rd.var(a, axis=axis, keepdims=keepdims, ddof=ddof, where=where, mean=mean)
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, np.integer, np.floating)):
         raise TypeError(f"nanvar: ddof must be a real number, got {ddof!r}")
     axes = _axes(axis, a.ndim, "nanvar")
     real = _real_dtype(a.dtype)
-    mask = ew.isnan(a)
-    cnt = _nan_count(a, axes)
+    mask = ew.isnan(a) if where is True else ew.logical_or(ew.isnan(a), ew.logical_not(where))
+    cnt = rd.sum(ew.logical_not(mask), axis=axes, keepdims=True)
     avg = ew.divide(rd.sum(ew.where(mask, 0, a), axis=axes, keepdims=True), ew.astype(cnt, real))
+    if mean is not None:
+        avg = as_variable(mean)
     d = ew.where(mask, 0, ew.subtract(a, ew.astype(avg, a.dtype)))
     sq = ew.real(ew.multiply(d, ew.conj(d))) if is_complex(a.dtype) else ew.multiply(d, d)
     dof = ew.subtract(ew.astype(cnt, real), float(ddof))
@@ -140,34 +155,45 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
 
 
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
-           keepdims: bool = False) -> Variable:
-    """Standard deviation over ``axis`` of the non-NaN elements, as numpy.nanstd."""
+           keepdims: bool = False, *, where: Any = True, mean: Any = None,
+           correction: Any = None) -> Variable:
+    """Standard deviation over ``axis`` of the non-NaN elements, as numpy.nanstd
+    (``where``, ``mean`` and ``correction`` as numpy.nanstd)."""
     a = _check_dtype_arg(as_variable(a), dtype)
     if not _inexact(a.dtype):
-        return rd.std(a, axis=axis, keepdims=keepdims, ddof=ddof)
-    return ew.sqrt(nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims))
+        return rd.std(a, axis=axis, keepdims=keepdims, ddof=ddof, where=where, mean=mean,
+                      correction=correction)
+    return ew.sqrt(nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims, where=where, mean=mean,
+                          correction=correction))
 
 
-def _nan_extremum(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn) -> Variable:
+def _nan_extremum(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn,
+                  initial: Any = None, where: Any = True) -> Variable:
     a = as_variable(a)
     if is_complex(a.dtype):
         raise NotImplementedError(f"{name}: complex inputs are not supported")
     if not is_float(a.dtype):
-        return fn(a, axis=axis, keepdims=keepdims)
+        return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
     axes = _axes(axis, a.ndim, name)
     mask = ew.isnan(a)
-    m = fn(ew.where(mask, fill, a), axis=axes, keepdims=keepdims)
+    m = fn(ew.where(mask, fill, a), axis=axes, keepdims=keepdims, initial=initial, where=where)
+    if initial is not None:  # NumPy's fmax/fmin with a start value: all-NaN slices give it
+        return m
     return ew.where(rd.all(mask, axis=axes, keepdims=keepdims), np.nan, m)
 
 
-def nanmax(a: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """Maximum over ``axis`` ignoring NaNs, as numpy.nanmax (an all-NaN slice gives NaN)."""
-    return _nan_extremum(a, axis, keepdims, "nanmax", -np.inf, rd.max)
+def nanmax(a: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
+           where: Any = True) -> Variable:
+    """Maximum over ``axis`` ignoring NaNs, as numpy.nanmax (an all-NaN slice gives NaN;
+    ``initial`` and ``where`` as numpy.max)."""
+    return _nan_extremum(a, axis, keepdims, "nanmax", -np.inf, rd.max, initial, where)
 
 
-def nanmin(a: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """Minimum over ``axis`` ignoring NaNs, as numpy.nanmin (an all-NaN slice gives NaN)."""
-    return _nan_extremum(a, axis, keepdims, "nanmin", np.inf, rd.min)
+def nanmin(a: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
+           where: Any = True) -> Variable:
+    """Minimum over ``axis`` ignoring NaNs, as numpy.nanmin (an all-NaN slice gives NaN;
+    ``initial`` and ``where`` as numpy.min)."""
+    return _nan_extremum(a, axis, keepdims, "nanmin", np.inf, rd.min, initial, where)
 
 
 def _nan_arg(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn) -> Variable:

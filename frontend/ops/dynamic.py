@@ -30,10 +30,12 @@ from ..graph import Apply, Constant, Op, UndefinedGradient, Variable
 from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float, is_inexact, is_integer
 from .basic import as_variable, normalize_axis, result_type
 
+#: ``unique``, ``setdiff1d``, ``intersect1d`` and ``isin`` are the host Ops' builders;
+#: ``hlograph.<name>`` is the NumPy function with all its options (``numpy/sets.py``)
 __all__ = [
-    "unique", "nonzero", "flatnonzero", "argwhere", "boolean_mask", "mask_assign",
+    "nonzero", "flatnonzero", "argwhere", "boolean_mask", "mask_assign",
     "dynamic_eye", "dynamic_tri", "dynamic_arange", "dynamic_linspace", "dynamic_repeat",
-    "compress", "extract", "bincount", "setdiff1d", "intersect1d", "union1d", "isin",
+    "compress", "extract", "bincount", "union1d",
 ]
 
 _INT64 = DTYPES["int64"]

@@ -166,8 +166,34 @@ def _tangent(op: Op, out: Variable, tangents: list, parts: list) -> Variable | N
     return broadcast_like(functools.reduce(add, terms), out)
 
 
+_COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+
+
+def _out_of_range_comparison(op: Elemwise, a: Any, b: Any) -> Variable | None:
+    """NumPy 2 compares integers with a Python int outside their type exactly
+    (``uint8 < -3`` is all False) where other ops raise OverflowError: that
+    comparison, else None."""
+    for i, (c, other) in enumerate(((b, a), (a, b))):
+        if type(c) is not int or isinstance(other, (bool, int, float, complex)):
+            continue
+        other = as_variable(other)
+        if other.dtype.kind not in "iu":
+            continue
+        info = np.iinfo(other.dtype)
+        if info.min <= c <= info.max:
+            return None
+        side = 1 if c > info.max else -1  # the integer as 0, the Python int beyond it
+        value = bool(op.ufunc(side, 0) if i == 1 else op.ufunc(0, side))
+        return equal(other, other) if value else not_equal(other, other)
+    return None
+
+
 def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
     """Promote ``args`` (NEP 50), cast to the op's loop dtype, build the node."""
+    if len(args) == 2 and type(op).ufunc in _COMPARISONS:
+        out = _out_of_range_comparison(op, *args)
+        if out is not None:
+            return out
     dt = result_type(*args)
     in_dt, _ = op.loop_dtypes(dt)
     return op(*(as_variable(a, in_dt) for a in args))
@@ -286,8 +312,8 @@ class Square(Elemwise):
 
 
 class Reciprocal(Elemwise):
-    # np.reciprocal of ints truncates (1 // x with 0 for |x| > 1); ints go through float here
-    reference = staticmethod(lambda x: np.reciprocal(x))
+    # np.reciprocal keeps integer dtypes (bool computes in int8): it truncates 1 / x
+    ufunc = np.reciprocal
     def partials(self, x, out): return [negative(square(out))]
 
 
@@ -423,7 +449,9 @@ class _ComplexPart(Elemwise):
         if is_complex(dtype):
             return dtype, as_dtype(np.zeros((), dtype).real.dtype)
         if cls is Angle:  # arctan2(0, x): ints compute in NumPy's float for them
-            dt = as_dtype(np.arctan2.resolve_dtypes((dtype, dtype, None))[-1])
+            # (the Python 0 makes a bool input int64, so float64)
+            src = DTYPES["int64"] if dtype == np.bool_ else dtype
+            dt = as_dtype(np.arctan2.resolve_dtypes((src, src, None))[-1])
             return dt, dt
         return dtype, dtype
 
@@ -789,7 +817,13 @@ bitwise_count = popcount = elemwise_builder(Popcount, "bitwise_count",
                                   "Number of 1 bits of |x| (uint8), as numpy.bitwise_count.")
 real = elemwise_builder(Real, "real", "Real part (reals unchanged), as numpy.real.")
 imag = elemwise_builder(Imag, "imag", "Imaginary part (zeros for reals), as numpy.imag.")
-angle = elemwise_builder(Angle, "angle", "Argument of complex numbers in radians, as numpy.angle.")
+_angle = elemwise_builder(Angle, "angle", "Argument of complex numbers in radians, as numpy.angle.")
+
+
+def angle(z: Any, deg: bool = False) -> Variable:
+    """Argument of complex numbers, as numpy.angle: in radians, or in degrees with ``deg``."""
+    out = _angle(z)
+    return multiply(out, 180 / np.pi) if deg else out
 
 arctan2 = elemwise_builder(Arctan2, "arctan2", "Angle of the point (x2, x1), as numpy.arctan2(x1, x2).")
 hypot = elemwise_builder(Hypot, "hypot", "sqrt(x**2 + y**2) without overflow, as numpy.hypot.")
@@ -861,8 +895,14 @@ def astype(x: Any, dtype: Any) -> Variable:
     return Cast(dt)(x)
 
 
-def where(condition: Any, x: Any, y: Any) -> Variable:
-    """Elements of ``x`` where ``condition`` else of ``y``, as numpy.where (3 arguments)."""
+def where(condition: Any, x: Any = None, y: Any = None) -> Variable | tuple[Variable, ...]:
+    """Elements of ``x`` where ``condition`` else of ``y``, as numpy.where; with the condition
+    alone, the indices of its nonzero elements (numpy.nonzero, a host op)."""
+    if x is None and y is None:
+        from .dynamic import nonzero
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("where: either both or neither of x and y should be given (as numpy.where)")
     cond = as_variable(condition)
     if cond.dtype != np.bool_:
         cond = not_equal(cond, 0)
@@ -870,10 +910,14 @@ def where(condition: Any, x: Any, y: Any) -> Variable:
     return _select(cond, x, y)
 
 
-def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Variable:
-    """Clamp to [a_min, a_max], as numpy.clip (NaN propagates; a_min > a_max gives a_max)."""
-    if a_min is None and a_max is None:
-        raise ValueError("clip: one of a_min and a_max must be given")
+def clip(x: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None, max: Any = None) -> Variable:
+    """Clamp to [a_min, a_max], as numpy.clip (NaN propagates; a_min > a_max gives a_max;
+    ``min``/``max`` are NumPy 2's keyword spellings of the bounds; no bound: ``x``)."""
+    if (min is not None or max is not None) and (a_min is not None or a_max is not None):
+        raise ValueError("clip: passing `min` or `max` keyword argument when `a_min` and `a_max` "
+                         "are provided is forbidden")
+    a_min = min if a_min is None else a_min
+    a_max = max if a_max is None else a_max
     out = as_variable(x)
     if a_min is not None:
         out = maximum(out, a_min)

@@ -224,13 +224,84 @@ def _check_contracting(name: str, a: Variable, b: Variable, ca: Sequence[int],
             )
 
 
-def matmul(a: Any, b: Any) -> Variable:
+def _core_axes(name: str, i: int, item: Any, ncore: int, ndim: int, what: str) -> tuple[int, ...]:
+    """The normalized positions of the ``ncore`` core dims of ``what`` ``i`` from its ``axes`` item."""
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        if ncore != 1:
+            raise ValueError(f"{name}: {what} {i} has {ncore} core dimensions, but the axes item is a "
+                             f"single integer")
+        item = (item,)
+    if not isinstance(item, (tuple, list)):
+        raise TypeError(f"{name}: each axes item must be an int or a tuple of ints, got {item!r}")
+    if len(item) != ncore:
+        raise ValueError(f"{name}: {what} {i} has {ncore} core dimensions, but {len(item)} dimensions "
+                         f"are specified by axes tuple")
+    return normalize_axes(tuple(item), ndim, name)
+
+
+def apply_core_axes(name: str, signature: str, fn: Any, operands: Sequence[Variable],
+                    in_cores: Sequence[int], out_core: int, axes: Any = None, axis: Any = None,
+                    keepdims: bool = False) -> Variable:
+    """NumPy's generalized-ufunc keywords for a product ``fn`` whose core dims are the
+    operands' last ones: ``axes`` (per operand, and optionally the output, the positions
+    of the core dims), ``axis`` (the one core dim every operand shares, when the output
+    has none) and ``keepdims`` (that dim kept with size 1 in the output); NumPy's
+    TypeErrors where the signature does not allow them."""
+    nin = len(operands)
+    if axes is not None and axis is not None:
+        raise TypeError(f"{name}: cannot specify both 'axis' and 'axes'")
+    shared = all(c == 1 for c in in_cores) and out_core == 0
+    if axis is not None and not shared:
+        raise TypeError(f"{name}: axis can only be used with a single shared core dimension, not with "
+                        f"the signature {signature}")
+    if keepdims and not shared:
+        raise TypeError(f"{name} does not support keepdims: its signature {signature} has core "
+                        f"dimensions that are not one shared input dimension")
+    if axis is not None:
+        axes = [(axis,)] * nin + ([(axis,)] if keepdims else [])
+    if axes is None:
+        out = fn(*operands)
+        return expand_dims(out, -1) if keepdims else out
+    if isinstance(axes, (str, bytes)) or not isinstance(axes, (list, tuple)):
+        raise TypeError(f"{name}: axes must be a list of tuples of ints, got {axes!r}")
+    n_out = out_core + (1 if keepdims else 0)
+    if len(axes) not in (nin, nin + 1) or (len(axes) == nin and out_core):
+        raise ValueError(f"{name}: axes should be a list with an entry for all {nin} inputs"
+                         f"{'' if out_core else ' and optionally the output'}, got {len(axes)} entries")
+    moved = []
+    for i, (x, c, item) in enumerate(zip(operands, in_cores, axes)):
+        core = _core_axes(name, i, item, c, x.ndim, "operand")
+        perm = [d for d in range(x.ndim) if d not in core] + list(core)
+        moved.append(transpose(x, perm) if perm != list(range(x.ndim)) else x)
+    out = fn(*moved)
+    if keepdims:
+        out = expand_dims(out, -1)
+    if len(axes) == nin + 1:
+        core = _core_axes(name, 0, axes[nin], n_out, out.ndim, "output")
+        rest = iter(range(out.ndim - n_out))
+        src = dict(zip(core, range(out.ndim - n_out, out.ndim)))
+        perm = [src[d] if d in src else next(rest) for d in range(out.ndim)]
+        if perm != list(range(out.ndim)):
+            out = transpose(out, perm)
+    return out
+
+
+def matmul(a: Any, b: Any, *, axes: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
     """Matrix product, as numpy.matmul (the ``@`` operator).
 
     1-D operands are promoted to a row (``a``) or column (``b``) matrix and the
     added dim is removed from the result; leading dims are stacks of matrices
-    that broadcast. 0-d operands are an error, as in NumPy.
+    that broadcast. 0-d operands are an error, as in NumPy. ``axes`` (NumPy's
+    generalized-ufunc keyword) places the core dims: ``[(i, j), (k, l), (m, n)]``
+    for the two operands and the result (an int or 1-tuple for a 1-D operand);
+    ``axis`` and ``keepdims=True`` raise NumPy's TypeError (matmul's core dims are
+    not one shared dim).
     """
+    if axes is not None or axis is not None or keepdims:
+        a, b = as_variable(a), as_variable(b)
+        one = [int(x.ndim == 1) for x in (a, b)]
+        return apply_core_axes("matmul", "(n?,k),(k,m?)->(n?,m?)", matmul, [a, b],
+                               [2 - one[0], 2 - one[1]], 2 - sum(one), axes, axis, keepdims)
     a, b = _promoted(a, b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:
@@ -371,7 +442,8 @@ def einsum(subscripts: str, *operands: Any) -> Variable:
     broadcast leading dims, a label repeated within one operand (its diagonal),
     labels summed within one operand, and size-1 dims broadcasting against the
     same label of another operand. Operands are promoted to their common dtype;
-    the contraction runs pairwise, left to right, as dot_general chains.
+    the contraction runs pairwise, left to right, as dot_general chains; a label
+    of one operand only is summed after its product, as NumPy sums products.
     """
     if not isinstance(subscripts, str):
         raise TypeError(f"einsum: subscripts must be a string, got {subscripts!r}")
@@ -435,7 +507,10 @@ def einsum(subscripts: str, *operands: Any) -> Variable:
     def size(x: Variable, ls: list[Any], lab: Any) -> int | None:
         return x.shape[ls.index(lab)]
 
-    x, ls = _sum_labels(*ops[0], set(ops[0][1]) - needed([0]))
+    # a label of one operand only is summed after the product, not before: NumPy
+    # sums the products (with an empty private label the result is 0, not
+    # 0 * sum(other); inf * 0 terms make nan where a sum first would not)
+    x, ls = ops[0]
     for i in range(1, len(ops)):
         y, ly = ops[i]
         later = needed(list(range(i + 1)))
@@ -446,8 +521,6 @@ def einsum(subscripts: str, *operands: Any) -> Variable:
         y, ly = _sum_labels(y, ly, {lab for lab in shared if lab not in later
                                     and size(y, ly, lab) == 1 and size(x, ls, lab) not in (1, None)
                                     and lab in ls})
-        x, ls = _sum_labels(x, ls, {lab for lab in ls if lab not in later and lab not in ly})
-        y, ly = _sum_labels(y, ly, {lab for lab in ly if lab not in later and lab not in ls})
         batch = [lab for lab in ls if lab in ly and lab in later]
         contract = [lab for lab in ls if lab in ly and lab not in later]
         op = DotGeneral(([ls.index(l) for l in contract], [ly.index(l) for l in contract]),
@@ -455,6 +528,7 @@ def einsum(subscripts: str, *operands: Any) -> Variable:
         x = op(x, y)
         ls = batch + [l for l in ls if l not in ly] + [l for l in ly if l not in ls]
         ls = list(dict.fromkeys(ls))  # (free labels are distinct; keeps order)
+        x, ls = _sum_labels(x, ls, {lab for lab in ls if lab not in later})
     x, ls = _sum_labels(x, ls, set(ls) - set(out))
     # an output label missing from ``ls`` cannot happen: outputs come from the operands
     perm = [ls.index(lab) for lab in out]
@@ -559,16 +633,22 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
         out = sqrt(sum_(square(a), axis=axes))
     elif ord in (1, -1, np.inf, -np.inf):
         inner, outer_ = (r, c) if ord in (1, -1) else (c, r)
-        red = max_ if ord > 0 else min_
+        red = _max_or_zero if ord > 0 else min_
         s = sum_(a, axis=inner)
         out = red(s, axis=outer_ - 1 if outer_ > inner else outer_)
     elif ord in (2, -2, "nuc"):
         rest = [d for d in range(x.ndim) if d not in axes]
         sv = svdvals(transpose(x, rest + [r, c]))
-        out = max_(sv, axis=-1) if ord == 2 else min_(sv, axis=-1) if ord == -2 else sum_(sv, axis=-1)
+        out = _max_or_zero(sv, axis=-1) if ord == 2 else min_(sv, axis=-1) if ord == -2 else sum_(sv, axis=-1)
     else:
         raise ValueError(f"norm: invalid norm order {ord!r} for matrices")
     return expand_dims(out, tuple(sorted(axes))) if keepdims else out
+
+
+def _max_or_zero(x: Variable, axis: int) -> Variable:
+    """The max over ``axis`` of non-negative values, 0 over an empty axis (NumPy's
+    matrix norms of empty matrices; the min-based ones raise)."""
+    return sum_(x, axis=axis) if x.shape[axis] == 0 else max_(x, axis=axis)
 
 
 def _ones_shape(x: Variable, ndim: int) -> Variable:

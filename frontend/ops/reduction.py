@@ -31,7 +31,7 @@ from typing import Callable, ClassVar, Sequence
 import numpy as np
 
 from ..graph import Apply, Op, Variable
-from ..types import DTYPES, TensorType, dtype_name, is_complex, is_float
+from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float
 from .basic import as_variable
 from .elemwise import astype
 from . import elemwise as ew
@@ -728,52 +728,180 @@ def _cum_source_index(x: Variable, y: Variable, axis: int) -> tuple[Variable, ..
 
 
 # --- builders ------------------------------------------------------------------------
-def sum(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Sum of elements over ``axis``, as numpy.sum (bool/small ints accumulate in 64 bits)."""
-    return Sum(axis, keepdims)(x)
+# NumPy's reduction arguments beyond axis/keepdims: ``dtype`` (compute in and return
+# that dtype), ``initial`` (a starting value, combined with the reduction's result)
+# and ``where`` (a boolean mask broadcast to the input: only its True elements count).
+def _mask(x: Variable, where: typing.Any) -> Variable | None:
+    """``where`` as a boolean mask of ``x``'s shape (None when it is the default True)."""
+    if where is True:
+        return None
+    from .shape import zeros_like
+    m = as_variable(where)
+    if m.dtype != _BOOL:
+        m = ew.not_equal(m, 0)
+    out = ew.logical_or(zeros_like(x, _BOOL), m)
+    if out.ndim != x.ndim or builtins.any(a is not None and b is not None and a != b
+                                          for a, b in zip(out.shape, x.shape)):
+        raise ValueError(f"where: a mask of shape {tuple(m.shape)} does not broadcast to the "
+                         f"input's shape {tuple(x.shape)} (as in NumPy)")
+    return out
 
 
-def prod(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Product of elements over ``axis``, as numpy.prod."""
-    return Prod(axis, keepdims)(x)
+def _initial(result: Variable, initial: typing.Any) -> Variable:
+    """``initial`` cast to the result's dtype, as NumPy does."""
+    return as_variable(np.asarray(initial).astype(result.dtype))
 
 
-def max(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Maximum over ``axis``, as numpy.max (NaN propagates; an empty axis is an error)."""
-    return Max(axis, keepdims)(x)
+def _static_empty(x: Variable, axis: typing.Any, op: str) -> bool:
+    axes = _normalize_axes(op, _check_axis_arg(axis, op), x)
+    return builtins.any(x.shape[a] == 0 for a in axes)
 
 
-def min(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Minimum over ``axis``, as numpy.min (NaN propagates; an empty axis is an error)."""
-    return Min(axis, keepdims)(x)
+def _reduce(kind: str, x: typing.Any, axis: AxisArg, keepdims: bool, dtype: typing.Any,
+            initial: typing.Any, where: typing.Any) -> Variable:
+    """sum/prod/max/min/all/any with NumPy's dtype=, initial= and where=."""
+    x = as_variable(x)
+    if dtype is not None:
+        x = astype(x, dtype)
+    op_cls = {"sum": Sum, "prod": Prod, "max": Max, "min": Min, "all": All, "any": Any}[kind]
+    mask = _mask(x, where)
+    if mask is not None:
+        if kind in ("max", "min") and initial is None:
+            raise ValueError(
+                f"{kind}: where= needs initial= (as numpy.{kind}: the {kind}imum has no identity, "
+                f"so a slice with no element selected would have no value)")
+        fill = {"sum": 0, "prod": 1, "all": True, "any": False}.get(kind, initial)
+        x = ew.where(mask, x, as_variable(np.asarray(fill).astype(x.dtype)))
+    if kind in ("max", "min") and initial is not None and _static_empty(x, axis, kind):
+        zero = astype(Sum(axis, keepdims)(ew.multiply(x, 0)), x.dtype)
+        return ew.add(zero, _initial(zero, initial))
+    out = op_cls(axis, keepdims)(x)
+    if dtype is not None:
+        out = astype(out, dtype)
+    if initial is not None:
+        combine = {"sum": ew.add, "prod": ew.multiply, "max": ew.maximum, "min": ew.minimum}[kind]
+        out = combine(out, _initial(out, initial))
+    return out
+
+
+def sum(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *, dtype: typing.Any = None,
+        initial: typing.Any = None, where: typing.Any = True) -> Variable:
+    """Sum of elements over ``axis``, as numpy.sum (bool/small ints accumulate in 64 bits;
+    ``dtype``: compute in and return that dtype; ``initial`` is added; only elements where
+    ``where`` is True count)."""
+    return _reduce("sum", x, axis, keepdims, dtype, initial, where)
+
+
+def prod(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *, dtype: typing.Any = None,
+         initial: typing.Any = None, where: typing.Any = True) -> Variable:
+    """Product of elements over ``axis``, as numpy.prod (``dtype``, ``initial`` and
+    ``where`` as numpy.prod)."""
+    return _reduce("prod", x, axis, keepdims, dtype, initial, where)
+
+
+def max(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *,
+        initial: typing.Any = None, where: typing.Any = True) -> Variable:
+    """Maximum over ``axis``, as numpy.max (NaN propagates; an empty axis is an error
+    unless ``initial`` is given; ``where`` needs ``initial``)."""
+    return _reduce("max", x, axis, keepdims, None, initial, where)
+
+
+def min(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *,
+        initial: typing.Any = None, where: typing.Any = True) -> Variable:
+    """Minimum over ``axis``, as numpy.min (NaN propagates; an empty axis is an error
+    unless ``initial`` is given; ``where`` needs ``initial``)."""
+    return _reduce("min", x, axis, keepdims, None, initial, where)
 
 
 amax, amin = max, min
 
 
-def mean(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Arithmetic mean over ``axis``, as numpy.mean (ints -> float64)."""
-    return Mean(axis, keepdims)(x)
+def _count(mask: Variable, axis: AxisArg, keepdims: bool) -> Variable:
+    return Sum(axis, keepdims)(mask)
 
 
-def var(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0) -> Variable:
-    """Variance over ``axis`` with divisor ``n - ddof``, as numpy.var (real result)."""
-    return Var(axis, keepdims, ddof)(x)
+def _masked_mean(x: Variable, mask: Variable, axis: AxisArg, keepdims: bool) -> Variable:
+    """The mean of the elements of float ``x`` where ``mask`` is True (NaN for none)."""
+    acc = accumulation_dtype(x.dtype)
+    s = Sum(axis, keepdims)(astype(ew.where(mask, x, 0), acc))
+    n = _count(mask, axis, keepdims)
+    return astype(ew.divide(s, astype(n, s.dtype)), x.dtype)
 
 
-def std(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0) -> Variable:
-    """Standard deviation over ``axis`` with divisor ``n - ddof``, as numpy.std (real result)."""
-    return Std(axis, keepdims, ddof)(x)
+def mean(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *, dtype: typing.Any = None,
+         where: typing.Any = True) -> Variable:
+    """Arithmetic mean over ``axis``, as numpy.mean (ints -> float64; ``dtype``: compute
+    in and return that dtype; only elements where ``where`` is True count)."""
+    x = as_variable(x)
+    if dtype is not None:
+        x = astype(x, dtype)
+    mask = _mask(x, where)
+    if mask is None:
+        out = Mean(axis, keepdims)(x)
+    else:
+        out = _masked_mean(astype(x, float_dtype(x.dtype)), mask, axis, keepdims)
+    return out if dtype is None else astype(out, dtype)
 
 
-def all(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Whether all elements over ``axis`` are nonzero, as numpy.all."""
-    return All(axis, keepdims)(x)
+def _var(kind: str, x: typing.Any, axis: AxisArg, keepdims: bool, ddof: int | float,
+         dtype: typing.Any, where: typing.Any, mean: typing.Any, correction: typing.Any) -> Variable:
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError(f"{kind}: ddof and correction can't be provided simultaneously "
+                             f"(as numpy.{kind})")
+        ddof = correction
+    x = as_variable(x)
+    if dtype is not None:
+        x = astype(x, dtype)
+    mask = _mask(x, where)
+    if mask is None and mean is None:
+        out = (Var if kind == "var" else Std)(axis, keepdims, ddof)(x)
+    else:
+        if mask is None:
+            mask = _mask(x, np.True_)
+        xf = astype(x, float_dtype(x.dtype))
+        m = _masked_mean(xf, mask, axis, True) if mean is None else astype(as_variable(mean), xf.dtype)
+        d = ew.subtract(xf, m)
+        sq = ew.real(ew.multiply(d, ew.conj(d))) if is_complex(d.dtype) else ew.multiply(d, d)
+        acc = accumulation_dtype(sq.dtype)
+        s = Sum(axis, keepdims)(astype(ew.where(mask, sq, 0), acc))
+        n = ew.subtract(astype(_count(mask, axis, keepdims), acc), ddof)
+        out = ew.divide(s, ew.maximum(n, 0))
+        if kind == "std":
+            out = ew.sqrt(out)
+        out = astype(out, real_float_dtype(x.dtype))
+    return out if dtype is None else astype(out, real_float_dtype(as_dtype(dtype)))
 
 
-def any(x: typing.Any, axis: AxisArg = None, keepdims: bool = False) -> Variable:
-    """Whether any element over ``axis`` is nonzero, as numpy.any."""
-    return Any(axis, keepdims)(x)
+def var(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0, *,
+        dtype: typing.Any = None, where: typing.Any = True, mean: typing.Any = None,
+        correction: typing.Any = None) -> Variable:
+    """Variance over ``axis`` with divisor ``n - ddof``, as numpy.var (real result;
+    ``dtype``, ``where``, ``mean`` (the precomputed mean, keepdims-shaped) and
+    ``correction`` (NumPy 2's name for ddof) as numpy.var)."""
+    return _var("var", x, axis, keepdims, ddof, dtype, where, mean, correction)
+
+
+def std(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, ddof: int | float = 0, *,
+        dtype: typing.Any = None, where: typing.Any = True, mean: typing.Any = None,
+        correction: typing.Any = None) -> Variable:
+    """Standard deviation over ``axis`` with divisor ``n - ddof``, as numpy.std (real
+    result; ``dtype``, ``where``, ``mean`` and ``correction`` as numpy.std)."""
+    return _var("std", x, axis, keepdims, ddof, dtype, where, mean, correction)
+
+
+def all(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *,
+        where: typing.Any = True) -> Variable:
+    """Whether all elements over ``axis`` are nonzero, as numpy.all (only elements where
+    ``where`` is True count)."""
+    return _reduce("all", x, axis, keepdims, None, None, where)
+
+
+def any(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *,
+        where: typing.Any = True) -> Variable:
+    """Whether any element over ``axis`` is nonzero, as numpy.any (only elements where
+    ``where`` is True count)."""
+    return _reduce("any", x, axis, keepdims, None, None, where)
 
 
 def argmax(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Variable:
@@ -786,14 +914,22 @@ def argmin(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Va
     return Argmin(axis, keepdims)(x)
 
 
-def cumsum(x: typing.Any, axis: int | None = None) -> Variable:
-    """Cumulative sum along ``axis`` (None: of the flattened input), as numpy.cumsum."""
-    return CumOp(axis, "add")(x)
+def _cumulative(mode: str, x: typing.Any, axis: int | None, dtype: typing.Any) -> Variable:
+    if dtype is None:
+        return CumOp(axis, mode)(x)
+    return astype(CumOp(axis, mode)(astype(x, dtype)), dtype)
 
 
-def cumprod(x: typing.Any, axis: int | None = None) -> Variable:
-    """Cumulative product along ``axis`` (None: of the flattened input), as numpy.cumprod."""
-    return CumOp(axis, "mul")(x)
+def cumsum(x: typing.Any, axis: int | None = None, dtype: typing.Any = None) -> Variable:
+    """Cumulative sum along ``axis`` (None: of the flattened input), as numpy.cumsum
+    (``dtype``: compute in and return that dtype)."""
+    return _cumulative("add", x, axis, dtype)
+
+
+def cumprod(x: typing.Any, axis: int | None = None, dtype: typing.Any = None) -> Variable:
+    """Cumulative product along ``axis`` (None: of the flattened input), as numpy.cumprod
+    (``dtype``: compute in and return that dtype)."""
+    return _cumulative("mul", x, axis, dtype)
 
 
 def cummax(x: typing.Any, axis: int | None = None) -> Variable:

@@ -403,23 +403,41 @@ def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> Variable:
     return Squeeze(axes)(x)
 
 
-def _sequence_arg(xs: Any, op: str) -> list[Variable]:
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _sequence_arg(xs: Any, op: str, dtype: Any = None, casting: str = "same_kind") -> list[Variable]:
+    """The inputs as Variables of one dtype: ``dtype``, or their NumPy 2 result type;
+    each input must cast to it by NumPy's ``casting`` rule."""
     if isinstance(xs, (Variable, np.ndarray)) or not isinstance(xs, Sequence):
         raise TypeError(f"{op}: expected a list or tuple of arrays, got {type(xs).__name__}")
     if not xs:
         raise ValueError(f"{op}: need at least one array")
-    return promote(*(as_variable(x) for x in xs))
+    if dtype is None and casting == "same_kind":
+        return promote(*(as_variable(x) for x in xs))
+    if casting not in _CASTINGS:
+        raise ValueError(f"{op}: casting must be one of {', '.join(map(repr, _CASTINGS))} (got {casting!r})")
+    vs = [as_variable(x) for x in xs]
+    dt = promote(*vs)[0].dtype if dtype is None else as_dtype(dtype)
+    for i, v in enumerate(vs):
+        if not np.can_cast(v.dtype, dt, casting=casting):
+            raise TypeError(f"{op}: cannot cast input {i} from {v.dtype} to {dt} according to the "
+                            f"rule {casting!r}")
+    return [as_variable(v, dt) for v in vs]
 
 
-def concatenate(xs: Sequence[Any], axis: int | None = 0) -> Variable:
+def concatenate(xs: Sequence[Any], axis: int | None = 0, *, dtype: Any = None,
+                casting: str = "same_kind") -> Variable:
     """Joins arrays along an existing axis, as numpy.concatenate.
 
-    Inputs are promoted to one dtype (NumPy 2 rules); ``axis=None`` flattens them first.
+    Inputs are promoted to one dtype (NumPy 2 rules), or cast to ``dtype`` (NumPy's
+    ``casting`` rule checked); ``axis=None`` flattens them first.
 
     Raises:
         ValueError: ranks or dims (other than ``axis``) differ, or 0-d inputs with an axis.
+        TypeError: an input does not cast to ``dtype`` by the ``casting`` rule.
     """
-    vs = _sequence_arg(xs, "concatenate")
+    vs = _sequence_arg(xs, "concatenate", dtype, casting)
     if axis is None:
         vs = [reshape(v, -1) for v in vs]
         axis = 0
@@ -428,13 +446,15 @@ def concatenate(xs: Sequence[Any], axis: int | None = 0) -> Variable:
     return Concatenate(normalize_axis(axis, vs[0].ndim, "concatenate"))(*vs)
 
 
-def stack(xs: Sequence[Any], axis: int = 0) -> Variable:
-    """Joins arrays of one shape along a new axis, as numpy.stack.
+def stack(xs: Sequence[Any], axis: int = 0, *, dtype: Any = None, casting: str = "same_kind") -> Variable:
+    """Joins arrays of one shape along a new axis, as numpy.stack (cast to ``dtype`` as
+    ``concatenate``).
 
     Raises:
         ValueError: the inputs' shapes differ.
+        TypeError: an input does not cast to ``dtype`` by the ``casting`` rule.
     """
-    vs = _sequence_arg(xs, "stack")
+    vs = _sequence_arg(xs, "stack", dtype, casting)
     first = vs[0]
     for i, v in enumerate(vs):
         same = v.ndim == first.ndim and all(
@@ -652,14 +672,21 @@ def ones(shape: int | Sequence[int], dtype: Any = "float64") -> Variable:
     return Full(_shape_arg(shape, "ones"), dtype, 1)()
 
 
-def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Variable:
-    """An array shaped like ``x`` filled with ``fill_value``, as numpy.full_like.
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Variable:
+    """An array shaped like ``x`` (or of ``shape``) filled with ``fill_value``, as
+    numpy.full_like.
 
     The dtype is ``x``'s unless ``dtype`` is given; the fill value is cast to it
     as NumPy casts it. ``x`` may have unknown dims.
     """
     x = as_variable(x)
     dt = x.dtype if dtype is None else as_dtype(dtype)
+    if shape is not None:
+        shape = _shape_arg(shape, "full_like")
+        if isinstance(fill_value, Variable):
+            return broadcast_to(fill_value.astype(dt), shape)
+        value = _fill_constant(fill_value, dt, like=True)
+        return Full(shape, dt, value)() if value.ndim == 0 else broadcast_to(as_variable(value), shape)
     if isinstance(fill_value, Variable):
         fill = fill_value.astype(dt)
     else:
@@ -677,9 +704,9 @@ def empty(shape: int | Sequence[int], dtype: Any = "float64") -> Variable:
     return zeros(shape, dtype)
 
 
-def empty_like(x: Any, dtype: Any = None) -> Variable:
-    """numpy.empty_like: unspecified contents (zeros here), shaped like ``x``."""
-    return zeros_like(x, dtype)
+def empty_like(x: Any, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Variable:
+    """numpy.empty_like: unspecified contents (zeros here), shaped like ``x`` (or ``shape``)."""
+    return zeros_like(x, dtype, shape)
 
 
 def alloc(value: Any, *shape: int) -> Variable:
@@ -687,14 +714,14 @@ def alloc(value: Any, *shape: int) -> Variable:
     return broadcast_to(as_variable(value), shape)
 
 
-def zeros_like(x: Any, dtype: Any = None) -> Variable:
-    """Zeros shaped like ``x`` (of ``x``'s dtype unless given), as numpy.zeros_like."""
-    return full_like(x, 0, dtype)
+def zeros_like(x: Any, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Variable:
+    """Zeros shaped like ``x`` (or ``shape``; of ``x``'s dtype unless given), as numpy.zeros_like."""
+    return full_like(x, 0, dtype, shape)
 
 
-def ones_like(x: Any, dtype: Any = None) -> Variable:
-    """Ones shaped like ``x`` (of ``x``'s dtype unless given), as numpy.ones_like."""
-    return full_like(x, 1, dtype)
+def ones_like(x: Any, dtype: Any = None, shape: int | Sequence[int] | None = None) -> Variable:
+    """Ones shaped like ``x`` (or ``shape``; of ``x``'s dtype unless given), as numpy.ones_like."""
+    return full_like(x, 1, dtype, shape)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Variable:

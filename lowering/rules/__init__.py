@@ -2,4 +2,5 @@
 this package registers them all."""
 
 from . import (assertion, autodiff, blockwise, construct, control, conv, elemwise,  # noqa: F401
-               indexing, linalg, random, reduction, shape, sharding, sort, special)
+               fft, indexing, linalg, random, reduction, shape, sharding, sort, special)
+from . import fast_math  # noqa: F401  (CPU rules beside elemwise's defaults)

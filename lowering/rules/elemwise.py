@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...frontend.graph import Constant
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
@@ -25,10 +26,8 @@ def lower_nary(fn: Callable, ctx: LoweringContext, *operands: ir.Value) -> list[
 _PLAIN = {
     ew.Negative: hlo.negate,
     ew.Exp: hlo.exponential,
-    ew.Log: hlo.log,
     ew.Log1p: hlo.log_plus_one,
     ew.Expm1: hlo.exponential_minus_one,
-    ew.Sqrt: hlo.sqrt,
     ew.Rsqrt: hlo.rsqrt,
     ew.Sin: hlo.sine,
     ew.Cos: hlo.cosine,
@@ -40,7 +39,6 @@ _PLAIN = {
     ew.LogicalNot: hlo.not_,
     ew.Add: hlo.add,
     ew.Subtract: hlo.subtract,
-    ew.Multiply: hlo.multiply,
     ew.Divide: hlo.divide,
     ew.BitwiseAnd: hlo.and_,
     ew.BitwiseOr: hlo.or_,
@@ -63,6 +61,71 @@ _PLAIN = {
 }
 for _op, _fn in _PLAIN.items():
     register(_op)(partial(lower_nary, _fn))
+
+
+# --- XLA rewrites that are not IEEE-exact ------------------------------------
+# XLA's algebraic simplifier (at every optimization level) rewrites some
+# compositions assuming finite, positive values: log(exp(a)) -> a,
+# log(pow(a, b)) -> b*log|a|, sqrt(a*a) -> |a|, pow(exp(a), b) -> exp(a*b),
+# exp(a)*exp(b) -> exp(a+b). NumPy computes each op on its own (log(pow(-4, 0.5))
+# is nan, log(exp(800)) is inf), so an operand made by the op a rewrite looks
+# for goes through an optimization barrier, which the simplifier does not see
+# through. The barrier only stands between these pairs.
+_REWRITTEN_PRODUCERS = {
+    "log": ("stablehlo.exponential", "stablehlo.power"),
+    "sqrt": ("stablehlo.multiply", "stablehlo.power"),
+    "power": ("stablehlo.exponential", "stablehlo.multiply", "stablehlo.power"),
+    "multiply": ("stablehlo.exponential",),
+}
+
+
+def _producer(v: ir.Value) -> str | None:
+    owner = v.owner
+    return owner.name if isinstance(owner, (ir.Operation, ir.OpView)) else None
+
+
+def shielded(v: ir.Value, consumer: str) -> ir.Value:
+    """``v``, through an optimization barrier when XLA would rewrite ``consumer(v)``
+    against IEEE semantics (see ``_REWRITTEN_PRODUCERS``; a multiply only as a
+    square ``a * a``, so that other products keep fusing)."""
+    name = _producer(v)
+    if name not in _REWRITTEN_PRODUCERS[consumer]:
+        return v
+    if name == "stablehlo.multiply":
+        lhs, rhs = v.owner.operands
+        if lhs != rhs:
+            return v
+    return hlo.optimization_barrier([v])
+
+
+def _log(x: ir.Value, t: TensorType) -> ir.Value:
+    """The natural log; of a complex number with an infinite part, C's clog:
+    the real part is +inf (XLA gives nan for ``nan + inf*j``)."""
+    ln = hlo.log(shielded(x, "log"))
+    if not is_complex(t.dtype):
+        return ln
+    rt = np.zeros((), t.dtype).real.dtype
+    inf_part = hlo.or_(chlo.is_inf(hlo.real(x)), chlo.is_inf(hlo.imag(x)))
+    re = hlo.select(inf_part, constant(np.inf, rt, t.shape), hlo.real(ln))
+    return hlo.complex(re, hlo.imag(ln))
+
+
+@register(ew.Log)
+def lower_log(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [_log(x, ctx.in_types[0])]
+
+
+@register(ew.Sqrt)
+def lower_sqrt(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [hlo.sqrt(shielded(x, "sqrt"))]
+
+
+@register(ew.Multiply)
+def lower_multiply(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    x, y = ctx.broadcast_operands((x, y))
+    if _producer(x) == "stablehlo.exponential":
+        y = shielded(y, "multiply")
+    return [hlo.multiply(x, y)]
 
 
 def _is_int(ctx: LoweringContext) -> bool:
@@ -137,11 +200,13 @@ def lower_reciprocal(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     one = constant(1, t.dtype, t.shape)
     if not _is_int(ctx):
         return [hlo.divide(one, x)]
-    # integer 1 // x truncates; NumPy gives 0 for x == 0 (with a warning)
+    # integer 1 / x truncates; for x == 0 NumPy converts 1.0 / 0 = inf to the integer
+    # type (with a warning), which gives the least int32/int64 and 0 for narrower types
     zero = constant(0, t.dtype, t.shape)
+    at_zero = np.iinfo(t.dtype).min if t.dtype in (np.dtype(np.int32), np.dtype(np.int64)) else 0
     safe = hlo.select(compare(x, zero, "EQ", t.dtype), one, x)
     q = hlo.divide(one, safe)
-    return [hlo.select(compare(x, zero, "EQ", t.dtype), zero, q)]
+    return [hlo.select(compare(x, zero, "EQ", t.dtype), constant(at_zero, t.dtype, t.shape), q)]
 
 
 @register(ew.Maximum)
@@ -160,7 +225,13 @@ def lower_max_min(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Val
 @register(ew.Power)
 def lower_power(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = ctx.broadcast_operands((x, y))
-    return [hlo.power(x, y)]
+    exponent = ctx.node.inputs[1]
+    if (is_float(ctx.out_type.dtype) and isinstance(exponent, Constant) and exponent.ndim == 0
+            and float(exponent.data) == 0.5):
+        # NumPy's power loop takes sqrt for a scalar exponent of 0.5 (sqrt(-inf) is nan,
+        # sqrt(-0.0) is -0.0, where pow gives inf and 0.0)
+        return [hlo.sqrt(shielded(x, "sqrt"))]
+    return [hlo.power(shielded(x, "power"), y)]
 
 
 @register(ew.Equal)
@@ -182,7 +253,16 @@ _DIRECTIONS = {
 
 @register(ew.Cast)
 def lower_cast(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
-    return [convert(x, ctx.in_types[0], ctx.out_type.dtype)]
+    src, dtype = ctx.in_types[0], ctx.out_type.dtype
+    if src.dtype == np.bool_ and (is_float(dtype) or is_complex(dtype)):
+        # XLA's algebraic simplifier rewrites ``convert(pred) * y`` (and ``/ c``,
+        # a multiply by 1/c) into ``select(pred, y, 0)``, which loses NumPy's
+        # ``False * nan == nan`` and ``False / 0.0 == nan``; a select of 1 and 0
+        # keeps the product an IEEE multiply (a uint8 step would be folded away
+        # by StableHLO's convert folding).
+        shape = ctx.out_type.shape
+        return [hlo.select(x, constant(1, dtype, shape), constant(0, dtype, shape))]
+    return [convert(x, src, dtype)]
 
 
 def _int_floor_divmod(ctx: LoweringContext, x: ir.Value, y: ir.Value):
@@ -304,7 +384,13 @@ def lower_exp2(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 def lower_log_base(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
     base = 2.0 if isinstance(ctx.op, ew.Log2) else 10.0
-    return [hlo.divide(hlo.log(x), constant(math.log(base), t.dtype, t.shape))]
+    ln = _log(x, t)
+    if is_complex(t.dtype):
+        # each part over the real ln(base): a complex division would make inf + nan*j nan + nan*j
+        rt = t.with_dtype(np.zeros((), t.dtype).real.dtype)
+        c = constant(math.log(base), rt.dtype, t.shape)
+        return [hlo.complex(hlo.divide(hlo.real(ln), c), hlo.divide(hlo.imag(ln), c))]
+    return [hlo.divide(ln, constant(math.log(base), t.dtype, t.shape))]
 
 
 @register(ew.Deg2rad)

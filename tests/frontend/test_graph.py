@@ -127,8 +127,12 @@ def test_variable_has_no_truth_value_and_is_not_iterable():
     with pytest.raises(TypeError, match="no truth value"):
         if x:
             pass
+    rows = list(x)  # a static leading dimension iterates, as NumPy's arrays
+    assert len(rows) == 3 and all(r.type == hg.TensorType("float32", ()) for r in rows)
     with pytest.raises(TypeError, match="not iterable"):
-        list(x)
+        list(hg.tensor("y", (None, 2)))
+    with pytest.raises(TypeError, match="not iterable"):
+        list(hg.tensor("s", ()))
     assert len(x) == 3
 
 

@@ -51,8 +51,8 @@ def test_logspace_geomspace_graph(dtype, num, endpoint):
         bounds = [np.asarray(v, dtype) for v in (lo, hi)]
         check_against_numpy(lambda a, b: m.geomspace(a, b, num, endpoint=endpoint), bounds,
                             lambda a, b: np.geomspace(a, b, num, endpoint=endpoint), rtol=1e-5)
-    with pytest.raises(NotImplementedError, match="logspace"):
-        m.logspace(hg.tensor("a", (2,)), 1.0)
+    # array bounds run along a new axis (axis=0 by default), as NumPy
+    assert m.logspace(hg.tensor("a", (2,)), 1.0, num=5).type == hg.TensorType("float64", (5, 2))
 
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
@@ -132,7 +132,7 @@ def test_windows(name, args, M):
 
 @pytest.mark.parametrize("build,err,match", [
     (lambda x: m.diag(hg.tensor("t", (2, 2, 2))), ValueError, "must be 1-d or 2-d"),
-    (lambda x: m.tril(hg.tensor("t", (3,))), ValueError, "at least 2 dims"),
+    (lambda x: m.tril(hg.tensor("t", ())), ValueError, "at least 1 dim"),
     (lambda x: m.tril(hg.tensor("t", (None, 3))), ValueError, "axis 0 of the input must have a known size"),
     (lambda x: m.meshgrid(x, indexing="xz"), ValueError, "indexing must be 'xy' or 'ij'"),
     (lambda x: m.linspace(0, 1, -1), ValueError, "num must be non-negative"),
@@ -143,3 +143,99 @@ def test_errors(build, err, match):
     x = hg.tensor("x", (2, 3), "float32")
     with pytest.raises(err, match=match):
         build(x)
+
+
+@pytest.mark.parametrize("k", [-1, 0, 2])
+@pytest.mark.parametrize("fn", [hg.tril, hg.triu])
+def test_tril_triu_of_1d_input_mask_its_square_broadcast(fn, k, rng):
+    for n in (0, 1, 4):
+        v = random_array(rng, (n,), "int8")
+        check_against_numpy(lambda x: fn(x, k), [v], lambda a: getattr(np, fn.__name__)(a, k))
+    with pytest.raises(ValueError, match="at least 1 dim"):
+        fn(hg.tensor("x", (), "float32"))
+
+
+# --- array: nested sequences of graph values, ndmin, ndmax -------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool", "complex64"])
+def test_array_stacks_nested_graph_values(dtype, rng):
+    a, b = random_array(rng, (3,), dtype), random_array(rng, (3,), dtype)
+    s = random_array(rng, (), dtype)
+    check_against_numpy(lambda x, y: m.array([x, y, [1, 0, 1]]), [a, b],
+                        np.array([a, b, np.array([1, 0, 1])]).astype(np.result_type(a, b, 1)))
+    check_against_numpy(lambda x, y: m.asarray((x, (y,))[1]), [a, b], b[None])
+    check_against_numpy(lambda x: m.array([[x, 2], [x, x]], dtype="float64"), [s],
+                        np.array([[s, 2], [s, s]], dtype="float64"))
+    check_against_numpy(lambda x, y: m.array([[x], [y]], ndmin=4), [a, b], np.array([[a], [b]], ndmin=4))
+    check_against_numpy(lambda x: m.array(x, ndmin=2, ndmax=3), [a], np.array(a, ndmin=2, ndmax=3))
+    check_against_numpy(lambda x: m.array([x, x], ndmax=2), [a], np.array([a, a], ndmax=2))
+    check_against_numpy(lambda x: m.array([x[:0], x[:0]]), [a], np.array([a[:0], a[:0]]))
+
+
+def test_array_promotes_like_numpy():
+    x = hg.tensor("x", (), "int8")
+    assert m.array([x, 1]).dtype == np.int8  # Python numbers are weak, as in NumPy 2
+    assert m.array([x, 1.5]).dtype == np.float64
+    assert m.array([x, np.float32(1.5)]).dtype == np.float32
+    assert m.array([[x, x]], dtype="float16").type == hg.TensorType("float16", (1, 2))
+
+
+def test_array_errors():
+    x = hg.tensor("x", (3,), "float32")
+    with pytest.raises(ValueError, match="ragged"):
+        m.array([x, x[:2]])
+    with pytest.raises(ValueError, match="more than ndmax=1"):
+        m.array([x, x], ndmax=1)
+    with pytest.raises(ValueError, match=r"ndmax must be in the range \[0, 64\]"):
+        m.array(x, ndmax=-1)
+    with pytest.raises(ValueError, match=r"ndmin must be <= ndmax \(1\)"):
+        m.array(x, ndmin=2, ndmax=1)
+    with pytest.raises(ValueError, match="empty level"):
+        m.array([x, []])
+
+
+# --- linspace: retstep and axis; logspace and geomspace along an axis ---------------------------
+@pytest.mark.parametrize("num,endpoint", [(5, True), (4, False), (1, True), (1, False), (0, True)])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_linspace_retstep_and_axis(num, endpoint, axis, rng):
+    a, b = random_array(rng, (2,), "float32"), random_array(rng, (3, 1), "float64")
+    want, step = np.linspace(a, b, num, endpoint=endpoint, retstep=True, axis=axis)
+    check_against_numpy(lambda x, y: list(m.linspace(x, y, num, endpoint, retstep=True, axis=axis)), [a, b],
+                        [want, np.broadcast_to(step, want.shape[:axis % want.ndim] + want.shape[axis % want.ndim + 1:])
+                         if np.ndim(step) else step])
+    y, st = m.linspace(1.0, 2.0, num, endpoint, retstep=True, axis=0)
+    ref = np.linspace(1.0, 2.0, num, endpoint=endpoint, retstep=True)
+    assert_same(hg.evaluate(hg.Graph([], [y, st]))[1], np.asarray(ref[1]))
+    check_against_numpy(lambda x, y: m.logspace(x, y, num, endpoint, axis=axis), [a, b],
+                        np.logspace(a, b, num, endpoint=endpoint, axis=axis), rtol=1e-5)
+    pa, pb = np.abs(a) + 0.5, np.abs(b) + 0.5
+    check_against_numpy(lambda x, y: m.geomspace(x, y, num, endpoint, axis=axis), [pa, pb],
+                        np.geomspace(pa, pb, num, endpoint=endpoint, axis=axis), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float16"])
+def test_linspace_integer_dtype_rounds_down(dtype):
+    s = np.asarray(-3.0)
+    check_against_numpy(lambda x: m.linspace(x, 4, 9, dtype=dtype), [s], np.linspace(s, 4, 9, dtype=dtype))
+    check_against_numpy(lambda x: m.linspace(x, [[4], [7]], 5, dtype=dtype, axis=-1), [s],
+                        np.linspace(s, [[4], [7]], 5, dtype=dtype, axis=-1))
+
+
+# --- the *_like functions' shape= -------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(), (0,), 4, (2, 1, 3), [3, 2]])
+@pytest.mark.parametrize("dtype", [None, "int8", "complex64"])
+def test_like_functions_take_a_shape(shape, dtype, rng):
+    a = random_array(rng, (3, 2), "float32")
+    fill = rng.normal()
+    for name, args in [("zeros_like", ()), ("ones_like", ()), ("full_like", (fill,)),
+                       ("full_like", (np.array([1.5, -2.5], np.float64),))]:
+        if name == "full_like" and np.ndim(args[0]) and (np.ndim(shape) == 0 or list(np.atleast_1d(shape))[-1:] != [2]):
+            continue  # an array fill value must broadcast to the shape
+        want = getattr(np, name)(a, *args, dtype=dtype, shape=shape)
+        check_against_numpy(lambda x: getattr(hg, name)(x, *args, dtype=dtype, shape=shape), [a], want)
+        check_against_numpy(lambda x: getattr(np, name)(x, *args, dtype=dtype, shape=shape), [a], want)
+    got = hg.empty_like(hg.tensor("x", (3, 2), "float32"), shape=(5,), dtype="int32")
+    assert got.type == hg.TensorType("int32", (5,))
+    assert np.empty_like(hg.tensor("x", (3, None), "float32"), shape=(2, 2)).type == hg.TensorType("float32", (2, 2))
+    # a graph-valued fill value
+    check_against_numpy(lambda x, v: hg.full_like(x, v, dtype=dtype, shape=shape), [a, np.float64(fill)],
+                        np.full_like(a, fill, dtype=dtype, shape=shape))

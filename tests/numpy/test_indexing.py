@@ -179,3 +179,25 @@ def test_put_errors():
         m.put(x, [0.5], 1.0)
     with pytest.raises(ValueError, match="put: mode"):
         m.put(x, [0], 1.0, mode="bad")
+
+
+@pytest.mark.parametrize("shape", [(7, 3), (4, 3), (5, 5), (2, 5), (0, 3), (9, 1)])
+@pytest.mark.parametrize("val", [7.5, "cycle", "exact", "empty"])
+@pytest.mark.parametrize("wrap", [True, False])
+def test_fill_diagonal_wrap_and_cyclic_values(shape, val, wrap, rng):
+    v = random_array(rng, shape, "float64")
+    vals = {"cycle": np.array([1.0, -2.0]), "empty": np.zeros((0,))}.get(val, val)
+    if val == "exact":
+        probe = np.zeros(shape)
+        np.fill_diagonal(probe, 1.0, wrap=wrap)
+        vals = np.arange(1.0, probe.sum() + 1).reshape(-1, 1)  # any shape: taken flattened
+    expected = v.copy()
+    np.fill_diagonal(expected, vals, wrap=wrap)
+    check_against_numpy(lambda x: m.fill_diagonal(x, vals, wrap=wrap), [v], expected)
+    # through NumPy's own function (it returns the filled copy for a graph value)
+    check_against_numpy(lambda x: np.fill_diagonal(x, vals, wrap), [v], expected)
+
+
+def test_fill_diagonal_wrap_errors():
+    with pytest.raises(ValueError, match="wrap=True takes offset 0"):
+        m.fill_diagonal(hg.tensor("t", (5, 2)), 1.0, offset=1, wrap=True)

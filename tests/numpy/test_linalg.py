@@ -431,3 +431,10 @@ def test_constant_operands(rng):
                  lambda x: [np.linalg.solve(x, np.ones(3)), np.linalg.vecdot(x, [1, 2, 3]),
                             np.linalg.cross(x, [0.0, 0.0, 1.0]), np.linalg.multi_dot([[1.0, 2.0, 3.0], x, x])],
                  dtype="float32")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float32", "complex64"])
+@pytest.mark.parametrize("shape", [(2, 4, 0), (0, 3), (0, 0)])
+def test_pinv_of_empty_matrices_keeps_the_dtype(shape, dtype):
+    v = np.zeros(shape, dtype)
+    check_against_numpy(m.pinv, [v], np.linalg.pinv)

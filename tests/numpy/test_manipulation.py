@@ -368,3 +368,41 @@ def test_errors(build, err, match):
     x = hg.tensor("x", (2, 3), "float32")
     with pytest.raises(err, match=match):
         build(x)
+
+
+# --- concat's dtype and casting --------------------------------------------------------------
+@pytest.mark.parametrize("dtype,casting", [("float64", "same_kind"), ("int16", "unsafe"), ("complex64", "same_kind"),
+                                           (None, "safe"), ("float32", "same_kind")])
+@pytest.mark.parametrize("axis", [0, -1, None])
+@pytest.mark.parametrize("fn", ["concat", "concatenate"])
+def test_concat_dtype_and_casting(fn, dtype, casting, axis, rng):
+    a, b = random_array(rng, (2, 3), "float32"), random_array(rng, (2, 3), "int8")
+    e = random_array(rng, (0, 3) if axis == 0 else (2, 0), "int8")
+    ours = getattr(hg, fn)
+    check_against_numpy(lambda x, y, z: ours([x, z, y], axis=axis, dtype=dtype, casting=casting), [a, b, e],
+                        np.concat([a, e, b], axis=axis, dtype=dtype, casting=casting))
+    check_against_numpy(lambda x: np.concatenate((x, [[1, 2, 3]] if axis == 0 else [[1], [2]]), axis,
+                                                 dtype=dtype, casting=casting), [a],
+                        np.concatenate((a, [[1, 2, 3]] if axis == 0 else [[1], [2]]), axis, dtype=dtype,
+                                       casting=casting))
+
+
+@pytest.mark.parametrize("dtype,casting", [("float64", "same_kind"), ("int8", "unsafe"), (None, "no")])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_stack_dtype_and_casting(dtype, casting, axis, rng):
+    for shape in [(2, 3), (0,), ()]:
+        a, b = random_array(rng, shape, "float32"), random_array(rng, shape, "float32")
+        check_against_numpy(lambda x, y: np.stack([x, y], axis, dtype=dtype, casting=casting), [a, b],
+                            np.stack([a, b], axis, dtype=dtype, casting=casting))
+    with pytest.raises(TypeError, match="cannot cast input 0 from float32 to int8 according to the rule 'safe'"):
+        hg.stack([hg.tensor("x", (2,), "float32")], dtype="int8", casting="safe")
+
+
+def test_concat_casting_errors():
+    x, y = hg.tensor("x", (2,), "float64"), hg.tensor("y", (2,), "float32")
+    with pytest.raises(TypeError, match="cannot cast input 0 from float64 to int32 according to the rule 'same_kind'"):
+        m.concat([x, y], dtype="int32")
+    with pytest.raises(TypeError, match="cannot cast input 1 from float32 to float64 according to the rule 'no'"):
+        np.concat([x, y], casting="no")
+    with pytest.raises(ValueError, match="casting must be one of"):
+        m.concat([x, y], casting="bogus")

@@ -227,3 +227,37 @@ def test_errors():
     for exc, name, fn in cases:
         with pytest.raises(exc, match=name):
             fn()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint32"])
+def test_lcm_overflow_wraps_as_numpy(dtype, rng):
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, 300, endpoint=True).astype(dtype)
+    b = rng.integers(info.min, info.max, 300, endpoint=True).astype(dtype)
+    a[:4] = [info.min, info.max, 64 % (info.max + 1), 0]
+    b[:4] = [3, 2, 3, 5]
+    check_against_numpy(hg.lcm, [a, b], np.lcm)
+
+
+# --- angle(deg=) and clip(min=, max=) ------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "int32", "bool"])
+@pytest.mark.parametrize("shape", [(), (0,), (3, 4)])
+def test_angle_in_degrees(dtype, shape, rng):
+    z = random_array(rng, shape, dtype)
+    for deg in (False, True):
+        check_against_numpy(lambda x: hg.angle(x, deg=deg), [z], np.angle(z, deg=deg), rtol=1e-5, atol=1e-5)
+        check_against_numpy(lambda x: np.angle(x, deg), [z], np.angle(z, deg), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
+def test_clip_min_max_keywords(dtype, rng):
+    x = random_array(rng, (4, 3), dtype)
+    x.flat[0] = np.nan if dtype.startswith("float") else x.flat[0]
+    lo = random_array(rng, (3,), dtype)
+    for kwargs in [{"min": -0.5}, {"max": 1}, {"min": lo, "max": 2}, {}]:
+        want = np.clip(x, **kwargs)
+        check_against_numpy(lambda a: hg.clip(a, **kwargs), [x], want)
+        check_against_numpy(lambda a: np.clip(a, **kwargs), [x], want)
+    check_against_numpy(lambda a: np.clip(a, None, None), [x], np.clip(x, None, None))
+    with pytest.raises(ValueError, match="forbidden"):
+        hg.clip(hg.tensor("t", (2,)), 0, min=1)

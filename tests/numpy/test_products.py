@@ -66,3 +66,52 @@ def test_errors():
         m.matvec(f, f)
     with pytest.raises(ValueError, match="vecmat"):
         m.vecmat(f, f)
+
+
+# --- the generalized ufuncs' keywords: axes, axis, keepdims ---------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "int32", "complex64"])
+def test_gufunc_axes_axis_keepdims(dtype, rng):
+    v1, v2 = random_array(rng, (4, 2, 3), dtype), random_array(rng, (4, 1, 3), dtype)
+    mat, vec = random_array(rng, (3, 2, 4), dtype), random_array(rng, (4, 2), dtype)
+    cases = [
+        (lambda a, b: np.vecdot(a, b, axis=0), [v1, v2]),
+        (lambda a, b: np.vecdot(a, b, axis=-1, keepdims=True), [v1, v2]),
+        (lambda a, b: np.vecdot(a, b, axis=-3, keepdims=True), [v1, v2]),
+        (lambda a, b: np.vecdot(a, b, axes=[0, (-3,)]), [v1, v2]),
+        (lambda a, b: np.vecdot(a, b, axes=[(0,), (0,), (1,)], keepdims=True), [v1, v2]),
+        (lambda a, b: np.vecdot(a, b, axes=[(2,), (2,)], keepdims=True), [v1, v2]),
+        (lambda a, b: np.matvec(a, b, axes=[(0, 2), (0,), (1,)]), [mat, vec]),
+        (lambda a, b: np.matvec(a, b, axes=[(-1, 0), (0,), (-2,)]), [np.swapaxes(mat, 0, 2), vec]),
+        (lambda a, b: np.vecmat(a, b, axes=[(0,), (0, 2), (0,)]),
+         [random_array(rng, (2, 5), dtype), random_array(rng, (2, 5, 3), dtype)]),
+        (lambda a, b: np.matmul(a, b, axes=[(0, 2), (0, 1), (-1, -3)]), [mat, vec]),
+        (lambda a, b: np.matmul(a, b, axes=[(1, 0), (0, 1), (1, 0)]), [mat[:, 0].T, vec]),
+        (lambda a, b: np.matmul(a, b, axes=[(0,), (0, 1), (0,)]), [vec[:, 0], mat[:, 0].T]),
+        (lambda a, b: np.matmul(a, b, axes=[(0, -1), 0, (0,)]), [mat[:, 0], vec[:, 0]]),
+    ]
+    for fn, values in cases:
+        check_against_numpy(fn, values, fn, atol=1e-4)
+
+
+def test_gufunc_keywords_with_empty_and_through_the_builders(rng):
+    a, b = random_array(rng, (0, 3), "float64"), random_array(rng, (0, 3), "float64")
+    check_against_numpy(lambda x, y: m.vecdot(x, y, axis=0, keepdims=True), [a, b],
+                        np.vecdot(a, b, axis=0, keepdims=True))
+    check_against_numpy(lambda x, y: hg.matmul(x, y, axes=[(1, 0), (1, 0), (0, 1)]), [a.T, b],
+                        np.matmul(a.T, b, axes=[(1, 0), (1, 0), (0, 1)]))
+
+
+def test_gufunc_keyword_errors_are_numpys():
+    x, y = hg.tensor("x", (2, 3)), hg.tensor("y", (3, 2))
+    with pytest.raises(TypeError, match="axis can only be used with a single shared core dimension"):
+        np.matmul(x, y, axis=0)
+    with pytest.raises(TypeError, match="does not support keepdims"):
+        np.matvec(x, y[:, 0], keepdims=True)
+    with pytest.raises(TypeError, match="cannot specify both 'axis' and 'axes'"):
+        np.vecdot(x, x, axis=0, axes=[0, 0])
+    with pytest.raises(ValueError, match="2 core dimensions, but the axes item is a single integer"):
+        np.matmul(x, y, axes=[0, (0, 1), (0, 1)])
+    with pytest.raises(ValueError, match="entry for all 2 inputs"):
+        np.matmul(x, y, axes=[(0, 1), (0, 1)])
+    with pytest.raises(ValueError, match="out of bounds"):
+        np.vecdot(x, x, axes=[2, 0])

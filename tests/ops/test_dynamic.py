@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -658,12 +659,44 @@ def test_non_contiguous_inputs(rng):
     check("strided", (), [x, m, r], ref)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_host_ops_take_half_precision_exactly(dtype):
+    # Numba lacks float16/bfloat16: the segment hands them over as float32 and back
+    dt = as_dtype(dtype)
+    x = hg.tensor("x", (None,), dtype)
+    t = hg.tensor("t", (None,), dtype)
+    outs = [dyn.unique(x), dyn.isin(x, t), dyn.nonzero(x)[0], dyn.flatnonzero(x), dyn.argwhere(x),
+            dyn.setdiff1d(x, t), dyn.intersect1d(x, t), dyn.union1d(x, t)]
+    graph = hg.Graph([x, t], outs)
+    seg = HostSegment(graph.nodes, graph.inputs, graph.outputs)
+    assert seg.mode == "numba"
+    # values float32 cannot tell apart from the next half-precision ones, NaN, zeros
+    eps = float(ml_dtypes.finfo(dt).eps)
+    xv = np.array([1.0, 1.0 + eps, 0.0, -0.0, np.nan, 65504.0 if dtype == "float16" else 3e38, 1.0], dt)
+    tv = np.array([1.0 + eps, np.nan, 0.0], dt)
+    got = seg(xv, tv)
+    # NumPy on the exact float32 values (ml_dtypes' own bfloat16 sort misplaces NaN)
+    x32, t32 = xv.astype(np.float32), tv.astype(np.float32)
+    want = [np.unique(x32).astype(dt), np.isin(x32, t32), np.nonzero(x32)[0], np.flatnonzero(x32),
+            np.argwhere(x32), np.setdiff1d(x32, t32).astype(dt), np.intersect1d(x32, t32).astype(dt),
+            np.union1d(x32, t32).astype(dt)]
+    for g, e in zip(got, want):
+        assert_same(g, e)
+    assert got[0].dtype == dt and len(got[0]) == 5  # 0, 1, 1+eps, the big one, nan
+    for p in ("O0", "O2"):
+        for g, e in zip(hg.compile(graph, pipeline=p)(xv, tv), got):
+            assert_same(g, e)
+
+
 def test_host_ops_without_numba_dtypes_name_the_op():
-    x = hg.tensor("x", (None,), "float16")
-    y = dyn.unique(x)
-    seg = HostSegment([y.owner], [x], [y])
-    with pytest.raises(HostCompileError, match=r"Unique\{.*\}: Numba has no float16 arrays"):
-        seg(np.ones(3, np.float16))
+    # arange's float32 arithmetic would round differently from float16's: refused
+    a = hg.tensor("a", (), "float16")
+    b = hg.tensor("b", (), "float16")
+    y = dyn.dynamic_arange(a, b, dtype="float16")
+    graph = hg.Graph([a, b], y)
+    seg = HostSegment(graph.nodes, graph.inputs, graph.outputs)
+    with pytest.raises(HostCompileError, match=r"DynamicArange.*: Numba has no float16 arrays"):
+        seg(np.float16(0), np.float16(3))
 
 
 def test_every_host_op_is_registered_and_explains_itself():

@@ -379,3 +379,104 @@ def test_exp2_is_exact_on_integers_and_close_elsewhere(dtype, rng):
     np.testing.assert_array_equal(got[-len(specials):], want[-len(specials):])
     spacing = np.spacing(want[n:-len(specials)].astype(dtype)).astype(np.float64)
     assert np.all(np.abs(got[n:-len(specials)] - want[n:-len(specials)]) <= 2 * spacing)
+
+
+# --- NumPy semantics that XLA's simplifier and FTZ would change ----------------
+def _numpy_paths(build, values, expected):
+    """``build`` on graph inputs like ``values``: hg.evaluate and the O0 and O2
+    compilations all equal NumPy's ``expected`` (dtype, shape, values, NaN)."""
+    from hlograph.testing.fuzz import compare
+
+    xs = [hg.tensor(f"x{i}", np.shape(v), np.asarray(v).dtype) for i, v in enumerate(values)]
+    graph = hg.Graph(xs, build(*xs))
+    runs = {"evaluate": hg.evaluate(graph, *values)}
+    for p in ("O0", "O2"):
+        runs[p] = hg.compile(graph, pipeline=p)(*values)
+    for where, got in runs.items():
+        got = got[0] if isinstance(got, (list, tuple)) else got
+        msg = compare(got, expected)
+        assert msg is None, f"{where}: {msg}"
+
+
+@pytest.mark.parametrize("op, dtype", [(op, dt) for op in ("multiply", "divide", "floor_divide")
+                                         for dt in ("float32", "float64", "complex64")
+                                         if not (op == "floor_divide" and dt == "complex64")])
+def test_bool_times_nonfinite_is_nan(op, dtype):
+    x = np.array([True, False, True, False, False])
+    y = np.array([np.nan, np.inf, 0.0, 0.0, -np.inf], dtype)
+    with np.errstate(all="ignore"):
+        _numpy_paths(getattr(hg, op), [x, y], getattr(np, op)(x, y))
+        # a Python scalar divisor: XLA turns ``/ c`` into ``* (1 / c)``
+        for c in (0.0, -0.0, float("inf"), float("nan")):
+            _numpy_paths(lambda a, c=c: getattr(hg, op)(a, c), [x], getattr(np, op)(x, c))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_exp_pow_sqrt_compositions_are_not_simplified(dtype):
+    x = np.array([-4.0, -1.0, -0.0, 0.25, 4.0, 800.0, -800.0, np.inf, -np.inf, np.nan, 1e-30], dtype)
+    y = np.array([0.5, 1.5, -0.5, 2.0, 3.0, 0.001, 1000.0, 0.0, -1.0, 2.5, 0.5], dtype)
+    cases = [
+        (lambda a, b: hg.log(a ** 0.5), lambda a, b: np.log(a ** 0.5)),
+        (lambda a, b: hg.log(hg.power(a, b)), lambda a, b: np.log(np.power(a, b))),
+        (lambda a, b: hg.log(hg.exp(a)), lambda a, b: np.log(np.exp(a))),
+        (lambda a, b: hg.log2(hg.exp(a)), lambda a, b: np.log2(np.exp(a))),
+        (lambda a, b: hg.sqrt(a * a), lambda a, b: np.sqrt(a * a)),
+        (lambda a, b: hg.power(hg.power(a, 2.0), 0.5), lambda a, b: np.power(np.power(a, 2.0), 0.5)),
+        (lambda a, b: hg.power(hg.exp(a), b), lambda a, b: np.power(np.exp(a), b)),
+        (lambda a, b: hg.exp(a) * hg.exp(b), lambda a, b: np.exp(a) * np.exp(b)),
+        (lambda a, b: a ** 0.5, lambda a, b: a ** 0.5),  # NumPy's sqrt for a scalar 0.5
+    ]
+    with np.errstate(all="ignore"):
+        for build, ref in cases:
+            _numpy_paths(build, [x, y], ref(x, y))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64"])
+def test_reciprocal_of_integers_keeps_numpy_dtype(dtype):
+    x = np.array([0, 1, 2, 1, 0], dtype) if dtype in ("bool",) or dtype[0] == "u" \
+        else np.array([0, 1, 2, -1, -3], dtype)
+    with np.errstate(all="ignore"):
+        _numpy_paths(hg.reciprocal, [x], np.reciprocal(x))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32"])
+def test_angle_dtype_is_numpys(dtype):
+    x = np.array([1, 0, 1], dtype)
+    _numpy_paths(hg.angle, [x], np.angle(x))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint32", "int64"])
+@pytest.mark.parametrize("op", ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"])
+def test_comparison_with_out_of_range_python_int(op, dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min, 0, info.max], dtype)
+    for c in (-3 if info.min == 0 else info.min - 1, info.max + 1, 2**70, -(2**70)):
+        fn = getattr(hg, op)
+        _numpy_paths(lambda a, c=c: fn(a, c), [x], getattr(np, op)(x, c))
+        _numpy_paths(lambda a, c=c: fn(c, a), [x], getattr(np, op)(c, x))
+    with pytest.raises(OverflowError):  # arithmetic still refuses, as NumPy
+        hg.add(hg.tensor("x", (3,), dtype), info.max + 1)
+
+
+def test_subnormals_flush_to_zero_when_compiled():
+    # documented (README, "NumPy semantics: the documented differences"): XLA:CPU
+    # flushes subnormal inputs and results to zero; hg.evaluate keeps them
+    tiny = np.finfo(np.float64).smallest_subnormal
+    x = np.array([-tiny, tiny, 1.0])
+    graph = hg.Graph([v := hg.tensor("x", (3,), "float64")], [hg.less(v, 0.0), v * 2.0])
+    less, twice = hg.evaluate(graph, x)
+    np.testing.assert_array_equal(less, [True, False, False])
+    np.testing.assert_array_equal(twice, [-2 * tiny, 2 * tiny, 2.0])
+    for p in ("O0", "O2"):
+        less, twice = hg.compile(graph, pipeline=p)(x)
+        np.testing.assert_array_equal(less, [False, False, False])
+        np.testing.assert_array_equal(twice, [0.0, 0.0, 2.0])
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("op", ["log", "log2", "log10"])
+def test_complex_log_keeps_infinite_parts(op, dtype):
+    x = np.array([complex(np.nan, np.inf), complex(np.inf, np.nan), complex(-np.inf, np.nan),
+                  1 + 2j, -np.inf + 1j, 0j], dtype)
+    with np.errstate(all="ignore"):
+        _numpy_paths(getattr(hg, op), [x], getattr(np, op)(x))

@@ -714,3 +714,64 @@ def test_inv_singular_nan_gives_nans_where_numpy_raises(rng):
     np.testing.assert_allclose(hg.compile(g)(a)[0], np.linalg.inv(a[0]), rtol=1e-10)
     with pytest.raises(ValueError, match="singular must be 'raise' or 'nan'"):
         Inv(singular="zero")
+
+
+# --- NumPy's results on non-finite and empty inputs ---------------------------
+def _on_every_path(graph, values):
+    runs = [hg.evaluate(graph, *values)]
+    runs += [hg.compile(graph, pipeline=p)(*values) for p in ("O0", "O2")]
+    return [r if isinstance(r, (list, tuple)) else [r] for r in runs]
+
+
+def test_einsum_sums_products_not_private_sums_first():
+    # an empty private label makes the sum 0 (0 * sum(b) would be nan)
+    a, b = np.zeros(0), np.array([np.nan])
+    graph = hg.Graph([x := hg.tensor("a", (0,), "float64"), y := hg.tensor("b", (1,), "float64")],
+                     [hg.einsum("a,b->", x, y), hg.einsum("ab,b->a", hg.reshape(x, (1, 0)), hg.reshape(x, (0,)))])
+    for first, second in _on_every_path(graph, [a, b]):
+        assert_same(first, np.einsum("a,b->", a, b))
+        assert_same(second, np.zeros(1))
+    # inf * 1 + inf * 0: the sum of the products is nan
+    graph = hg.Graph([x := hg.tensor("a", (1, 1), "float64"), y := hg.tensor("c", (2, 1), "float64")],
+                     hg.einsum("ab,ca->a", x, y))
+    for (out,) in _on_every_path(graph, [np.array([[np.inf]]), np.array([[1.0], [0.0]])]):
+        assert np.isnan(out).all() and out.shape == (1,)
+
+
+def test_einsum_private_labels_still_match_numpy_on_finite_values(rng):
+    a = rng.normal(size=(2, 3))
+    b = rng.normal(size=(3, 4))
+    for spec in ("ij,jk->i", "ij,jk->", "ij,kl->jl", "ij,jk->ik"):
+        graph = hg.Graph([x := hg.tensor("a", a.shape, "float64"), y := hg.tensor("b", b.shape, "float64")],
+                         hg.einsum(spec, x, y))
+        for (out,) in _on_every_path(graph, [a, b]):
+            assert_same(out, np.einsum(spec, a, b), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_slogdet_sign_of_nan_matrices_is_numpys(dtype):
+    mats = [np.full((2, 2), np.nan), np.array([[np.nan, 1.0], [2.0, -3.0]]), np.zeros((3, 3)),
+            np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[np.inf, 1.0], [1.0, 1.0]])]
+    for m in mats:
+        m = m.astype(dtype)
+        graph = hg.Graph([x := hg.tensor("x", m.shape, dtype)], list(hg.slogdet(x)))
+        with np.errstate(invalid="ignore"):
+            sign, logdet = np.linalg.slogdet(m)
+        for s, l in _on_every_path(graph, [m]):
+            assert_same(s, sign)
+            assert_same(l, logdet)
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 0), (3, 0, 4), (0, 0)])
+@pytest.mark.parametrize("ord", [2, "nuc", 1, np.inf, -np.inf, -1, "fro"])
+def test_matrix_norm_of_empty_matrices(shape, ord):
+    v = np.zeros(shape)
+    try:
+        want = np.linalg.norm(v, ord=ord, axis=(-2, -1))
+    except ValueError:
+        with pytest.raises(ValueError):
+            hg.linalg.norm(hg.tensor("x", shape, "float64"), ord=ord, axis=(-2, -1))
+        return
+    graph = hg.Graph([x := hg.tensor("x", shape, "float64")], hg.linalg.norm(x, ord=ord, axis=(-2, -1)))
+    for (out,) in _on_every_path(graph, [v]):
+        assert_same(out, want)

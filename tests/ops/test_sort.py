@@ -160,3 +160,27 @@ def test_sort_errors():
         so.sort(x, kind="bogo")
     with pytest.raises(ValueError, match="kth 3 is out of bounds"):
         so.partition(x, 3)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_argsort_of_0d_input_is_numpys(axis):
+    # numpy.argsort flattens a 0-d input whatever the axis
+    x = hg.tensor("x", (), "float32")
+    graph = hg.Graph([x], hg.argsort(x, axis=axis, stable=True))
+    for p in ("O0", "O2"):
+        np.testing.assert_array_equal(hg.compile(graph, pipeline=p)(np.float32(2.5)),
+                                      np.argsort(np.float32(2.5), axis=axis))
+    np.testing.assert_array_equal(hg.evaluate(graph, np.float32(2.5)), [0])
+
+
+def test_subnormals_flush_to_zero_when_sorted():
+    # documented (README, "NumPy semantics: the documented differences"): compiled
+    # sorts see subnormals as zero, so a stable argsort keeps their order
+    tiny = np.finfo(np.float64).smallest_subnormal
+    v = np.array([tiny, -tiny])
+    x = hg.tensor("x", (2,), "float64")
+    graph = hg.Graph([x], hg.argsort(x, stable=True))
+    np.testing.assert_array_equal(hg.evaluate(graph, v), np.argsort(v, stable=True))
+    np.testing.assert_array_equal(np.argsort(v, stable=True), [1, 0])
+    for p in ("O0", "O2"):
+        np.testing.assert_array_equal(hg.compile(graph, pipeline=p)(v), [0, 1])
