@@ -697,7 +697,10 @@ def _cumulative(x: Any, axis: int | None, dtype: Any, include_initial: bool, nam
     if include_initial:
         shape = list(out.shape)
         shape[axis] = 1
-        init = sh.full(tuple(shape), initial, out.dtype)
+        if all(d is not None for d in shape):
+            init = sh.full(tuple(shape), initial, out.dtype)
+        else:  # unknown dims: shaped like a keepdims reduction of ``out`` along ``axis``
+            init = sh.full_like(rd.sum(out, axis=axis, keepdims=True), initial, out.dtype)
         out = sh.concatenate([init, out], axis=axis)
     return out
 

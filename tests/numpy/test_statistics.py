@@ -349,6 +349,20 @@ def test_cumulative(rng, name, dtype, shape, axis, out_dtype, initial):
     check_against_numpy(lambda v: getattr(m, name)(v, axis=axis, dtype=out_dtype, include_initial=initial), [x], ref)
 
 
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_cumulative_include_initial_with_unknown_dims(rng, name, axis):
+    # the initial slice takes its shape from the values when a dim is unknown
+    x = hg.tensor("x", (3, None, 3), "complex128")
+    g = hg.Graph([x], getattr(m, name)(x, axis=axis, include_initial=True))
+    for n in (2, 0):
+        a = random_array(rng, (3, n, 3), "complex128")
+        ref = getattr(np, name)(a, axis=axis, include_initial=True)
+        for got in (hg.evaluate(g, a), hg.compile(g)(a)):
+            assert got.shape == ref.shape and got.dtype == ref.dtype
+            np.testing.assert_allclose(got, ref, rtol=1e-12)
+
+
 def test_cumulative_errors():
     with pytest.raises(ValueError, match="cumulative_sum"):
         m.cumulative_sum(hg.tensor("x", (2, 3)))
