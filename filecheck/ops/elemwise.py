@@ -39,8 +39,13 @@ unary("round", hg.round)
 # CHECK: stablehlo.compare NE, %[[X:.+]], %[[X]], FLOAT {{.*}} -> tensor<2x3xi1>
 unary("isnan", hg.isnan)
 
+# complex abs is inf where a part is inf, nan or not (XLA's abs gives nan there)
 # CHECK-LABEL: TEST: abs_complex complex64[2,3]
-# CHECK: stablehlo.abs {{.*}} (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
+# CHECK: %[[R:.+]] = stablehlo.abs %arg0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
+# CHECK-DAG: stablehlo.real %arg0
+# CHECK-DAG: stablehlo.imag %arg0
+# CHECK: %[[INF:.+]] = stablehlo.or
+# CHECK: stablehlo.select %[[INF]], {{.*}}, %[[R]] : tensor<2x3xi1>, tensor<2x3xf32>
 unary("abs_complex", hg.abs, "complex64")
 
 # CHECK-LABEL: TEST: sign_uint uint8[2,3]

@@ -158,7 +158,19 @@ def lower_sign(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 
 @register(ew.Abs)
 def lower_abs(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
-    return [x] if ctx.in_types[0].dtype.kind in "ub" else [hlo.abs(x)]
+    t = ctx.in_types[0]
+    if t.dtype.kind in "ub":
+        return [x]
+    r = hlo.abs(x)
+    if not is_complex(t.dtype):
+        return [r]
+    # |z| is inf when a part is inf, even if the other is nan (C99 Annex G, as NumPy);
+    # XLA's complex abs gives nan there
+    out = ctx.out_types[0]
+    inf = constant(np.inf, out.dtype, out.shape)
+    part_inf = hlo.or_(compare(hlo.abs(hlo.real(x)), inf, "EQ", out.dtype),
+                       compare(hlo.abs(hlo.imag(x)), inf, "EQ", out.dtype))
+    return [hlo.select(part_inf, inf, r)]
 
 
 @register(ew.IsNan)

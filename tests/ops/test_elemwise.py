@@ -480,3 +480,18 @@ def test_complex_log_keeps_infinite_parts(op, dtype):
                   1 + 2j, -np.inf + 1j, 0j], dtype)
     with np.errstate(all="ignore"):
         _numpy_paths(getattr(hg, op), [x], getattr(np, op)(x))
+
+
+@pytest.mark.parametrize("pipeline", ["O0", "O2"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_abs_of_infinite_parts(dtype, pipeline):
+    # |z| is inf when either part is inf, nan or not (C99 Annex G, as NumPy)
+    values = [complex(np.nan, np.inf), complex(np.inf, np.nan), complex(-np.inf, 1), complex(2, -np.inf),
+              complex(3, 4), complex(np.nan, 1), complex(0, -0.0), complex(1e30, 1e30)]
+    a = np.array(values, dtype)
+    x = hg.tensor("x", a.shape, dtype)
+    g = hg.Graph([x], hg.abs(x))
+    want = np.abs(a)
+    for got in (hg.compile(g, pipeline=pipeline)(a), hg.evaluate(g, a)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
