@@ -11,12 +11,11 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from .pytree import Parameters, PyTreeDef, tree_flatten
-from .pytree import _LEAF_DEF as LEAF_DEF
+from .pytree import LEAF_DEF, Parameters, PyTreeDef, is_container, tree_flatten
 from .types import TensorType, as_dtype, dtype_name
 
 __all__ = ["Variable", "Constant", "Apply", "Op", "Graph", "GraphError", "GradientError",
@@ -575,18 +574,13 @@ def _flatten_outputs(outputs: Any) -> tuple[list[Any], PyTreeDef | None]:
     list or tuple of Variables (which a call returns as a tuple)."""
     if type(outputs) in (list, tuple) and all(isinstance(v, Variable) for v in outputs):
         return list(outputs), None
-    if isinstance(outputs, (dict, list, tuple)) or outputs is None or type(outputs) in _tree_node_types():
+    if is_container(outputs):
         leaves, tree = tree_flatten(outputs, _is_variable)
         for path, v in zip(tree.paths(), leaves):
             if not isinstance(v, Variable):
                 raise GraphError(f"graph output {path or '(root)'} is not a Variable: {v!r}")
         return leaves, tree
     return list(outputs), None
-
-
-def _tree_node_types() -> Iterable[type]:
-    from .pytree import _REGISTRY
-    return _REGISTRY
 
 
 def _flatten_inputs(inputs: Any) -> tuple[list[Any], Parameters | None]:

@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 __all__ = ["PyTreeDef", "tree_flatten", "tree_unflatten", "tree_leaves", "register_pytree_node",
-           "register_dataclass", "flatten_like", "Parameters"]
+           "register_dataclass", "flatten_like", "Parameters", "LEAF_DEF", "is_container"]
 
 #: cls -> (flatten(obj) -> (children, aux), unflatten(aux, children) -> obj)
 _REGISTRY: dict[type, tuple[Callable, Callable]] = {}
@@ -53,17 +53,6 @@ def register_dataclass(cls: type) -> type:
         return cls(**dict(zip(aux, children)))
 
     return register_pytree_node(cls, flatten, unflatten)
-
-
-class _Leaf:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "*"
-
-
-#: the structure of a single leaf
-LEAF = _Leaf()
 
 
 class PyTreeDef:
@@ -194,14 +183,21 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
         node = None if is_leaf is not None and is_leaf(x) else _node(x)
         if node is None:
             leaves.append(x)
-            return _LEAF_DEF
+            return LEAF_DEF
         kind, aux, children = node
         return PyTreeDef(kind, aux, tuple(walk(c) for c in children))
 
     return leaves, walk(tree)
 
 
-_LEAF_DEF = PyTreeDef(None, None, ())
+#: the structure of a single leaf
+LEAF_DEF = PyTreeDef(None, None, ())
+
+
+def is_container(x: Any) -> bool:
+    """Whether ``x`` is meant as a structure of leaves: a tuple, list or dict (or an
+    instance of a subclass), None, or an instance of a registered node class."""
+    return isinstance(x, (tuple, list, dict)) or x is None or type(x) in _REGISTRY
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
