@@ -42,7 +42,8 @@ from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, as_dtype
 
 __all__ = ["hlograph_convert", "Context", "Conversion", "NotConvertible", "NotStatic", "NeedsShapes",
-           "from_fgraph", "from_pytensor", "convert_fgraph", "hlograph_type", "input_type", "is_rng_type",
+           "from_fgraph", "from_pytensor", "convert_fgraph", "destroyed_inputs", "hlograph_type", "input_type",
+           "is_rng_type",
            "run_pytensor_node",
            "cast", "conform"]
 
@@ -418,9 +419,12 @@ class Conversion:
 
 
 def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | None = None,
-                   single_output: bool = False, probe: bool = False) -> Conversion:
+                   single_output: bool = False, probe: bool = False,
+                   extra_outputs: Sequence[PtVariable] = ()) -> Conversion:
     """Converts ``fgraph``; ``input_types`` (hlograph TensorTypes, one per input) replace
     the types PyTensor declares, e.g. with the shapes of the arguments of a call.
+    ``extra_outputs``: variables of the graph that become outputs after its own (the
+    linker's in-place results, see ``destroyed_inputs``).
 
     ``probe``: raise ``NeedsShapes`` where a node would convert only once the input
     dims are known (the caller then converts per argument shapes) instead of running
@@ -449,7 +453,7 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
     values: dict = dict(zip(pt_inputs, inputs))
     _convert_nodes(ctx, fgraph.toposort(), values)
     outputs = []
-    for i, v in enumerate(fgraph.outputs):
+    for i, v in enumerate([*fgraph.outputs, *extra_outputs]):
         out = _value(ctx, v, values)
         if not isinstance(out, Variable):
             raise NotImplementedError(f"output {i} ({v}) of type {v.type} is not a tensor")
@@ -458,6 +462,21 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
         raise ValueError("the graph has no outputs")
     graph = Graph(inputs, outputs[0] if single_output and len(outputs) == 1 else outputs)
     return Conversion(graph, ctx.shape_dependent, ctx.fallbacks, ctx.checks)
+
+
+def destroyed_inputs(fgraph: FunctionGraph) -> list[tuple[PtVariable, int]]:
+    """The in-place results on graph inputs: ``(result, input index)`` for each node output
+    that PyTensor's ``destroy_map`` writes into the buffer of a tensor input of ``fgraph``
+    (an explicitly in-place Op, e.g. ``set_subtensor(x[i], y, inplace=True)``)."""
+    index = {v: i for i, v in enumerate(fgraph.inputs)}
+    found = []
+    for node in fgraph.toposort():
+        for k, js in getattr(node.op, "destroy_map", {}).items():
+            for j in js:
+                v = node.inputs[j]
+                if v in index and isinstance(v.type, PtTensorType) and isinstance(node.outputs[k].type, PtTensorType):
+                    found.append((node.outputs[k], index[v]))
+    return found
 
 
 def from_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | None = None) -> Graph:

@@ -28,7 +28,10 @@ graph: the linker passes the key of each Generator argument and turns each key
 output back into a Generator (see ``dispatch/random.py``). In-place Ops
 (``destroy_map``) are not introduced (the ``inplace`` rewrites are off), every
 converted Op is functional, and results that share memory with an argument are
-copied (``_owned``): user inputs and shared values are never overwritten.
+copied (``_owned``): the rewrites never make an input be overwritten. An in-place Op
+the graph itself holds (``set_subtensor(x[i], y, inplace=True)`` compiled with
+``accept_inplace=True``) overwrites its input as with PyTensor's other linkers: its
+result is an extra output of the hlograph function, copied into the argument's array.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from pytensor.scalar.basic import ScalarType
 from ...compiler import compile as hg_compile
 from ...frontend.ops.assertion import CheckError
 from ...frontend.types import TensorType
-from .convert import Conversion, NeedsShapes, convert_fgraph, input_type, is_rng_type
+from .convert import Conversion, NeedsShapes, convert_fgraph, destroyed_inputs, input_type, is_rng_type
 from .dispatch.random import generator_of, key_of
 
 __all__ = ["HlographLinker", "CompiledGraph", "mode", "HLOGRAPH_REWRITES", "compiled_graph",
@@ -170,8 +173,12 @@ class CompiledGraph:
         # that input's Generator itself (a copy), not a new one from its key
         self._rng_passthrough = {j: _passed_input(fgraph, v) for j, v in enumerate(fgraph.outputs)
                                  if is_rng_type(v.type) and _passed_input(fgraph, v) is not None}
+        # in-place results on inputs: extra outputs, copied into the arguments' arrays
+        writes = destroyed_inputs(fgraph)
+        self._extra_outputs = [v for v, _ in writes]
+        self._writebacks = [(len(fgraph.outputs) + k, i) for k, (_, i) in enumerate(writes)]
         # the common case, called without per-call work on generators: no generator in or out
-        self._plain = not self._rng_inputs and not any(self._rng_outputs)
+        self._plain = not self._rng_inputs and not any(self._rng_outputs) and not writes
         # per output: 0 an array (owned), 1 a NumPy scalar, 2 a Generator
         self._out_kinds = tuple(2 if rng else 1 if scalar else 0
                                 for scalar, rng in zip(self._scalar_outputs, self._rng_outputs))
@@ -184,7 +191,7 @@ class CompiledGraph:
         if not fgraph.outputs:
             return
         try:
-            conv = convert_fgraph(fgraph, probe=True)
+            conv = convert_fgraph(fgraph, probe=True, extra_outputs=self._extra_outputs)
         except NeedsShapes:
             conv = None
         if conv is not None and not conv.shape_dependent:
@@ -224,7 +231,7 @@ class CompiledGraph:
                 self._by_shapes.move_to_end(key)
             else:
                 types = [TensorType(input_type(v.type).dtype, np.shape(a)) for v, a in zip(self.fgraph.inputs, args)]
-                entry = self._compile(convert_fgraph(self.fgraph, types))
+                entry = self._compile(convert_fgraph(self.fgraph, types, extra_outputs=self._extra_outputs))
                 self._by_shapes[key] = entry
                 while len(self._by_shapes) > SHAPE_CACHE_SIZE:
                     self._by_shapes.popitem(last=False)
@@ -275,11 +282,20 @@ class CompiledGraph:
             outs = entry.function(*args)
         except CheckError as e:
             raise _check_error(entry, e) from None
+        for j, i in self._writebacks:
+            _write_back(generators[i], outs[j])
         res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else generator_of(o)
                for o, kind in zip(outs, self._out_kinds)]
         for j, i in self._rng_passthrough.items():
             res[j] = copy.deepcopy(generators[i])
         return res
+
+
+def _write_back(arg: Any, value: np.ndarray) -> None:
+    """Writes the result of an in-place Op into the array of the argument it overwrites
+    (nothing to write into for a Python number, a read-only or differently shaped array)."""
+    if isinstance(arg, np.ndarray) and arg.flags.writeable and arg.shape == value.shape:
+        np.copyto(arg, value, casting="unsafe")
 
 
 def _check_error(entry: _Entry, e: CheckError) -> Exception:

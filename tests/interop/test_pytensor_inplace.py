@@ -1,8 +1,9 @@
 """In-place semantics in the HLOGRAPH mode: Ops with a ``destroy_map`` (written by
 the user, or run by their perform), ``mutable`` and ``borrow`` inputs and outputs,
-and ``updates`` of shared variables give what PyTensor's default mode gives, and
-never overwrite a user's array or a shared value behind its back; the per-shape
-conversion cache is bounded."""
+and ``updates`` of shared variables give what PyTensor's default mode gives: only an
+in-place Op the graph holds on an input overwrites the argument (as in the default
+mode), never a rewrite or an Op run by its perform; the per-shape conversion cache is
+bounded."""
 
 from __future__ import annotations
 
@@ -61,22 +62,44 @@ def test_inplace_inc_and_set_subtensor():
     np.testing.assert_array_equal(xv, keep)
 
 
-def test_mutable_input_gives_the_default_modes_result_and_is_not_overwritten():
+def test_inplace_op_on_an_input_overwrites_it_as_the_default_mode_does():
+    """An in-place Op the graph holds on an input (``mutable``, or any input under
+    ``accept_inplace``) writes its result into the argument's array, as PyTensor's other
+    linkers do; the results and the argument afterwards are the default mode's."""
     x = pt.dvector("x")
-    out = _inplace(ps.sqr)(x)  # destroys x: PyTensor requires a mutable input
-    f, ref = _both([In(x, mutable=True)], out)
-    xv = np.array([1.0, 2.0, 3.0])
-    got = f(xv)
-    np.testing.assert_array_equal(xv, [1.0, 2.0, 3.0])  # hlograph never writes an argument
-    want = ref(xv.copy())
-    np.testing.assert_array_equal(got, want)
-    # without mutable, accept_inplace lets PyTensor's own mode overwrite the argument;
-    # hlograph still does not
-    f2, ref2 = _both([x], out)
-    yv = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_array_equal(f2(yv), [1.0, 4.0, 9.0])
-    np.testing.assert_array_equal(yv, [1.0, 2.0, 3.0])
-    np.testing.assert_array_equal(ref2(yv), [1.0, 4.0, 9.0])
+    out = _inplace(ps.sqr)(x)  # destroys x
+    for inp in (In(x, mutable=True), x):
+        f, ref = _both([inp], out)
+        xv, rv = np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])
+        np.testing.assert_array_equal(f(xv), ref(rv))
+        np.testing.assert_array_equal(xv, rv)
+        np.testing.assert_array_equal(xv, [1.0, 4.0, 9.0])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_inplace_subtensor_on_an_input_overwrites_it(dtype, rng):
+    """``set_subtensor``/``inc_subtensor(..., inplace=True)`` of an input, as a result or
+    only as an intermediate; a Python list argument (no array to write into) and an
+    in-place Op on an intermediate leave the arguments alone."""
+    x, y = pt.vector("x", dtype=dtype), pt.scalar("y", dtype=dtype)
+    i = pt.lvector("i")
+    cases = [
+        ([x, y], pt.set_subtensor(x[1:3], y, inplace=True)),
+        ([x, y], pt.inc_subtensor(x[-2:], y, inplace=True).sum()),  # intermediate only
+        ([x, y, i], pt.inc_subtensor(x[i], y, inplace=True)),  # duplicate indices
+        ([x, y], pt.inc_subtensor((x * 2)[:2], y, inplace=True)),  # not on an input
+    ]
+    for inputs, out in cases:
+        f, ref = _both(inputs, out)
+        xv = rng.integers(-5, 5, size=5).astype(dtype)
+        args = [np.array(7, dtype=dtype), np.array([0, 0, 4])][: len(inputs) - 1]
+        x_hg, x_ref = xv.copy(), xv.copy()
+        np.testing.assert_array_equal(f(x_hg, *args), ref(x_ref, *args))
+        np.testing.assert_array_equal(x_hg, x_ref)
+    f, ref = _both([x, y], pt.set_subtensor(x[0], y, inplace=True))
+    as_list = [1, 2, 3]
+    np.testing.assert_array_equal(f(as_list, 9), ref([1, 2, 3], 9))
+    assert as_list == [1, 2, 3]
 
 
 def test_destroying_op_run_by_its_perform_does_not_touch_its_input():

@@ -133,3 +133,35 @@ def test_gradients_match(rng):
     hvp = pytensor.grad((gx * pt.cos(x)).sum(), x)  # a Hessian-vector product (hessian() is a Scan)
     compare_hlograph_and_py([m, x], [cost, *grads, hvp], [rng.normal(size=(4, 3)), rng.normal(size=5)],
                             rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cholesky_reads_the_triangle_scipy_reads(dtype, rng):
+    """scipy's ``cholesky(a, lower=False)`` reads the upper triangle of ``a`` (NumPy's reads
+    the lower one): on a non-symmetric input only that triangle counts."""
+    a = pt.tensor("a", shape=(None, None), dtype=dtype)
+    a_val = _spd(rng, 4).astype(dtype)
+    a_val[np.tril_indices(4, -1)] += rng.normal(size=6).astype(dtype)  # lower part differs
+    outs = [pt.linalg.cholesky(a, lower=False), pt.linalg.cholesky(a, lower=True).T,
+            pt.linalg.cholesky(a.T, lower=False)]
+    compare_hlograph_and_py([a], outs, [a_val])
+    batched = pt.tensor3("b", dtype=dtype)
+    b_val = np.stack([a_val, a_val.T])
+    compare_hlograph_and_py([batched], [pt.linalg.cholesky(batched, lower=False)], [b_val])
+
+
+def test_blockwise_whose_core_needs_perform_runs_its_perform(rng):
+    """A batched core Op whose converted graph would need PyTensor's perform for some inner
+    node (the Schur decomposition, LAPACK's trsyl) cannot be a device loop: the whole
+    Blockwise runs its perform, and the results are PyTensor's."""
+    from hlograph.tests.interop.pytensor_helpers import fallbacks_of
+
+    a, b = pt.tensor3("a"), pt.tensor3("b")
+    out = pt.linalg.solve_discrete_lyapunov(a, b, method="bilinear")
+    a_val = rng.normal(size=(3, 4, 4)) * 0.3
+    b_val = rng.normal(size=(3, 4, 4))
+    fn, (res,) = compare_hlograph_and_py([a, b], [out], [a_val, b_val], rtol=1e-8, atol=1e-10,
+                                         allow_fallback=True)
+    assert [name for name, _ in fallbacks_of(fn)] == ["Blockwise"]
+    # the solution solves A X A^H - X + B = 0 batch by batch
+    np.testing.assert_allclose(a_val @ res @ np.swapaxes(a_val, -1, -2) - res + b_val, 0, atol=1e-9)

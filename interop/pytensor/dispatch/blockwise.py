@@ -27,5 +27,12 @@ def convert_blockwise(op, node, inputs, ctx):
         return [conform(o, v) for o, v in zip(outs, core_node.outputs)]
 
     core.__name__ = type(core_op).__name__
+    n_fallbacks = len(ctx.fallbacks)
     out = hb.blockwise(core, op.signature)(*inputs)
+    if len(ctx.fallbacks) > n_fallbacks:
+        # the core graph has nodes that run their PyTensor perform on the host, which a
+        # batched (device) core cannot hold: the whole Blockwise runs its perform instead
+        inner = ", ".join(name for name, _ in ctx.fallbacks[n_fallbacks:])
+        del ctx.fallbacks[n_fallbacks:]
+        raise NotConvertible(f"its core Op {type(core_op).__name__} needs PyTensor's perform for {inner}")
     return out if isinstance(out, list) else [out]

@@ -69,8 +69,15 @@ def _from_triangle(a, lower: bool, hermitian: bool):
 
 @register("Cholesky")
 def convert_cholesky(op, node, inputs, ctx):
+    """scipy's ``cholesky(a, lower)`` reads the triangle it is told (``lower=False``: the
+    upper one), NumPy's (hlograph's) always the lower one: the matrix is rebuilt from
+    the triangle scipy reads."""
     (a,) = inputs
-    return hb.cholesky(cast(a, _out(node)), upper=not _lower_flag(op))
+    a = cast(a, _out(node))
+    lower = _lower_flag(op)
+    if not lower:
+        a = _from_triangle(a, lower=False, hermitian=True)
+    return hb.cholesky(a, upper=not lower)
 
 
 @register("Solve")
