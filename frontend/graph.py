@@ -69,10 +69,21 @@ def _user_frame() -> tuple[str, int] | None:
     return None
 
 
+def _meaningless_attribute(name: str) -> property:
+    """An ndarray attribute a graph value cannot have: an AttributeError with the reason."""
+    def get(self):
+        from .numpy import protocols
+        raise AttributeError(f"x.{name} of a graph Variable ({self.type}): "
+                             f"{protocols.NDARRAY_MEANINGLESS[name]}")
+    return property(get, doc=f"numpy.ndarray.{name}, which a graph value cannot have (AttributeError).")
+
+
 class Variable:
     """A value in the graph: an input (no owner) or the output of an Apply."""
 
-    __slots__ = ("type", "owner", "index", "name", "_id", "__weakref__")
+    # dim_names (graph inputs only, set by ``tensor`` for named symbolic dims; unset
+    # elsewhere: read it with getattr(v, "dim_names", None))
+    __slots__ = ("type", "owner", "index", "name", "_id", "dim_names", "__weakref__")
     __array_priority__ = 1000  # numpy defers binary operators to us
 
     def __init__(self, type: TensorType, owner: "Apply | None" = None,
@@ -209,22 +220,263 @@ class Variable:
         """Functional updates: ``x.at[idx].set(v)`` / ``.add`` / ``.multiply`` / ``.min`` / ``.max``."""
         return self._ops().at(self)
 
-    def astype(self, dtype): return self._ops().astype(self, dtype)
-    def reshape(self, *shape):
+    # --- numpy.ndarray's methods and attributes ---------------------------------------------
+    # NumPy's signatures (tests/numpy/test_signatures.py compares them), each delegating to the
+    # builder of the same name; out=, order=, ... are taken at their defaults only (frontend/
+    # numpy/protocols.py GRAPH_MEANINGLESS). The methods and attributes a graph value cannot
+    # have raise with the reason (protocols.NDARRAY_MEANINGLESS).
+    def _check(self, method: str, **params) -> None:
+        from .numpy import protocols
+        protocols.check_meaningless(f"Variable.{method}", **params)
+
+    def _meaningless(self, name: str, call: str = "()") -> TypeError:
+        from .numpy import protocols
+        return TypeError(f"x.{name}{call} of a graph Variable ({self.type}): "
+                         f"{protocols.NDARRAY_MEANINGLESS[name]}")
+
+    def _static_size(self, what: str) -> int:
+        n = self.type.size
+        if n is None:
+            raise TypeError(f"x.{what} of a Variable whose shape ({self.type}) has a dimension "
+                            "unknown until run time; hg.size(x) is the size as a 0-d graph value")
+        return n
+
+    @property
+    def size(self) -> int:
+        """The number of elements (the shape must be static: ``hg.size(x)`` is a graph value)."""
+        return self._static_size("size")
+
+    @property
+    def itemsize(self) -> int:
+        """The bytes of one element."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of all elements (the shape must be static)."""
+        return self._static_size("nbytes") * self.dtype.itemsize
+
+    @property
+    def mT(self): return self._ops().matrix_transpose(self)
+
+    @property
+    def real(self): return self._ops().real(self)
+
+    @property
+    def imag(self): return self._ops().imag(self)
+
+    @property
+    def flat(self):
+        """The elements in C order as a 1-d graph value (read-only: ``x.flat[i]``, iteration)."""
+        return self._ops().ravel(self)
+
+    base = _meaningless_attribute("base")
+    ctypes = _meaningless_attribute("ctypes")
+    data = _meaningless_attribute("data")
+    device = _meaningless_attribute("device")
+    flags = _meaningless_attribute("flags")
+    strides = _meaningless_attribute("strides")
+
+    def all(self, /, axis=None, out=None, keepdims=False, *, where=True):
+        self._check("all", out=out)
+        return self._ops().all(self, axis, keepdims, where=where)
+
+    def any(self, /, axis=None, out=None, keepdims=False, *, where=True):
+        self._check("any", out=out)
+        return self._ops().any(self, axis, keepdims, where=where)
+
+    def argmax(self, /, axis=None, out=None, *, keepdims=False):
+        self._check("argmax", out=out)
+        return self._ops().argmax(self, axis, keepdims)
+
+    def argmin(self, /, axis=None, out=None, *, keepdims=False):
+        self._check("argmin", out=out)
+        return self._ops().argmin(self, axis, keepdims)
+
+    def argpartition(self, kth, /, axis=-1, kind="introselect", order=None):
+        self._check("argpartition", kind=kind, order=order)
+        return self._ops().argpartition(self, kth, axis)
+
+    def argsort(self, /, axis=-1, kind=None, order=None, *, stable=None):
+        self._check("argsort", order=order)
+        return self._ops().argsort(self, axis, kind, stable=stable)
+
+    def astype(self, /, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        """The values converted to ``dtype``. ``casting`` is checked as NumPy checks it;
+        ``subok`` and ``copy`` change nothing on an immutable value of no subclass."""
+        self._check("astype", order=order)
+        if casting != "unsafe" and not np.can_cast(self.dtype, as_dtype(dtype), casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {as_dtype(dtype)!r} "
+                            f"according to the rule {casting!r}")
+        return self._ops().astype(self, dtype)
+
+    def choose(self, /, choices, out=None, mode="raise"):
+        self._check("choose", out=out)
+        return self._ops().choose(self, choices, mode)
+
+    def clip(self, /, min=None, max=None, out=None, **kwargs):
+        """``x`` clamped to [min, max]; ``kwargs`` are numpy.clip's ufunc keywords (``dtype=``:
+        compute in and return that dtype; ``where=`` True only, as for every ufunc)."""
+        dtype, where = kwargs.pop("dtype", None), kwargs.pop("where", True)
+        self._check("clip", out=out, **kwargs)
+        if where is not True:
+            raise TypeError("x.clip(..., where=...) without out=: NumPy leaves the masked-out elements "
+                            "uninitialized, and graph values are immutable; write "
+                            "hg.where(mask, x.clip(...), fallback) instead")
+        ops = self._ops()
+        if dtype is None:
+            return ops.clip(self, min, max)
+        dtype = as_dtype(dtype)
+        if not np.can_cast(self.dtype, dtype, "same_kind"):
+            raise TypeError(f"Cannot cast ufunc 'clip' input 0 from {self.dtype!r} to {dtype!r} "
+                            "with casting rule 'same_kind'")
+        bounds = [None if b is None else ops.asarray(b).astype(dtype) for b in (min, max)]
+        return ops.clip(self.astype(dtype), *bounds)
+
+    def compress(self, /, condition, axis=None, out=None):
+        self._check("compress", out=out)
+        return self._ops().compress(condition, self, axis)
+
+    def conj(self, /):
+        """The complex conjugate; a value of another dtype itself (NumPy keeps its dtype)."""
+        return self._ops().conj(self) if self.dtype.kind == "c" else self
+
+    def conjugate(self, /):
+        """The complex conjugate; a value of another dtype itself (NumPy keeps its dtype)."""
+        return self._ops().conjugate(self) if self.dtype.kind == "c" else self
+
+    def copy(self, /, order="C"):
+        """``x`` itself: graph values are immutable, so a copy is the same value."""
+        self._check("copy", order=order)
+        return self._ops().copy(self)
+
+    def cumprod(self, /, axis=None, dtype=None, out=None):
+        self._check("cumprod", out=out)
+        return self._ops().cumprod(self, axis, dtype)
+
+    def cumsum(self, /, axis=None, dtype=None, out=None):
+        self._check("cumsum", out=out)
+        return self._ops().cumsum(self, axis, dtype)
+
+    def diagonal(self, /, offset=0, axis1=0, axis2=1):
+        return self._ops().diagonal(self, offset, axis1, axis2)
+
+    def dot(self, other, /, out=None):
+        self._check("dot", out=out)
+        return self._ops().dot(self, other)
+
+    def flatten(self, /, order="C"): return self._ops().ravel(self, order)
+
+    def max(self, /, axis=None, out=None, *, keepdims=False, initial=None, where=True):
+        self._check("max", out=out)
+        return self._ops().max(self, axis, keepdims, initial=initial, where=where)
+
+    def mean(self, /, axis=None, dtype=None, out=None, *, keepdims=False, where=True):
+        self._check("mean", out=out)
+        return self._ops().mean(self, axis, keepdims, dtype=dtype, where=where)
+
+    def min(self, /, axis=None, out=None, *, keepdims=False, initial=None, where=True):
+        self._check("min", out=out)
+        return self._ops().min(self, axis, keepdims, initial=initial, where=where)
+
+    def nonzero(self, /): return self._ops().nonzero(self)
+
+    def prod(self, /, axis=None, dtype=None, out=None, *, keepdims=False, initial=None, where=True):
+        self._check("prod", out=out)
+        return self._ops().prod(self, axis, keepdims, dtype=dtype, initial=initial, where=where)
+
+    def ravel(self, /, order="C"): return self._ops().ravel(self, order)
+
+    def repeat(self, repeats, /, axis=None): return self._ops().repeat(self, repeats, axis)
+
+    def reshape(self, /, *shape, order="C", copy=None):
+        """The elements in a new shape (``x.reshape(2, 3)`` or ``x.reshape((2, 3))``), read
+        and placed in ``order`` 'C' (row-major, also 'A') or 'F' (column-major)."""
+        self._check("reshape", copy=copy)
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return self._ops().reshape(self, shape)
-    def transpose(self, *axes):
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
+        if order not in ("C", "F", "A"):
+            raise ValueError(f"reshape: order must be 'C', 'F' or 'A', got {order!r}")
+        ops = self._ops()
+        if order == "F":
+            return ops.transpose(ops.reshape(ops.transpose(self), tuple(reversed(shape))))
+        return ops.reshape(self, shape)
+
+    def round(self, /, decimals=0, out=None):
+        self._check("round", out=out)
+        return self._ops().round(self, decimals)
+
+    def searchsorted(self, v, /, side="left", sorter=None):
+        return self._ops().searchsorted(self, v, side, sorter)
+
+    def squeeze(self, /, axis=None): return self._ops().squeeze(self, axis)
+
+    def std(self, /, axis=None, dtype=None, out=None, ddof=0, *, keepdims=False, where=True, mean=None):
+        self._check("std", out=out)
+        return self._ops().std(self, axis, keepdims, ddof, dtype=dtype, where=where, mean=mean)
+
+    def sum(self, /, axis=None, dtype=None, out=None, *, keepdims=False, initial=None, where=True):
+        self._check("sum", out=out)
+        return self._ops().sum(self, axis, keepdims, dtype=dtype, initial=initial, where=where)
+
+    def swapaxes(self, axis1, axis2, /): return self._ops().swapaxes(self, axis1, axis2)
+
+    def take(self, indices, /, axis=None, out=None, mode="raise"):
+        self._check("take", out=out)
+        return self._ops().take(self, indices, axis, mode)
+
+    def trace(self, /, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        self._check("trace", out=out)
+        return self._ops().trace(self, offset, axis1, axis2, dtype)
+
+    def transpose(self, /, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = () if axes[0] is None else tuple(axes[0])
         return self._ops().transpose(self, axes or None)
-    # NumPy's method spellings take NumPy's arguments (dtype=, initial=, where=, ...)
-    def sum(self, axis=None, **kw): return self._ops().sum(self, axis, **kw)
-    def prod(self, axis=None, **kw): return self._ops().prod(self, axis, **kw)
-    def mean(self, axis=None, **kw): return self._ops().mean(self, axis, **kw)
-    def max(self, axis=None, **kw): return self._ops().max(self, axis, **kw)
-    def min(self, axis=None, **kw): return self._ops().min(self, axis, **kw)
-    def dot(self, o): return self._ops().dot(self, o)
+
+    def var(self, /, axis=None, dtype=None, out=None, ddof=0, *, keepdims=False, where=True, mean=None):
+        self._check("var", out=out)
+        return self._ops().var(self, axis, keepdims, ddof, dtype=dtype, where=where, mean=mean)
+
+    def view(self, /, *args, **kwargs):
+        """``x`` itself (graph values are immutable, so a view is the same value); a view
+        with another dtype reinterprets bytes, which a graph value does not have."""
+        if len(args) > 2 or set(kwargs) - {"dtype", "type"}:
+            raise TypeError("view() takes at most 2 arguments: dtype and type")
+        given = dict(zip(("dtype", "type"), args))
+        if set(given) & set(kwargs):
+            raise TypeError(f"view() got multiple values for {sorted(set(given) & set(kwargs))}")
+        given.update(kwargs)
+        dtype, kind = given.get("dtype", self.dtype), given.get("type")
+        if isinstance(dtype, type) and issubclass(dtype, np.ndarray):
+            dtype, kind = self.dtype, dtype
+        if kind is not None and kind is not np.ndarray:
+            name = getattr(kind, "__name__", kind)
+            raise TypeError(f"x.view(type={name}) of a graph Variable ({self.type}): "
+                            "there are no array subclasses in a graph")
+        if as_dtype(dtype) != self.dtype:
+            raise TypeError(f"x.view({dtype!r}) of a graph Variable ({self.type}) reinterprets its "
+                            "bytes, and a graph value has no memory of its own (XLA lays it out when "
+                            "compiling); x.astype(dtype) converts the values")
+        return self
+
+    # the methods a graph value cannot have (protocols.NDARRAY_MEANINGLESS has the reasons)
+    def byteswap(self, /, inplace=False): raise self._meaningless("byteswap")
+    def dump(self, /, file): raise self._meaningless("dump")
+    def dumps(self, /): raise self._meaningless("dumps")
+    def fill(self, /, value): raise self._meaningless("fill")
+    def getfield(self, /, dtype, offset=0): raise self._meaningless("getfield")
+    def item(self, /, *args): raise self._meaningless("item")
+    def partition(self, kth, /, axis=-1, kind="introselect", order=None): raise self._meaningless("partition")
+    def put(self, indices, values, /, mode="raise"): raise self._meaningless("put")
+    def resize(self, /, *new_shape, refcheck=True): raise self._meaningless("resize")
+    def setfield(self, val, /, dtype, offset=0): raise self._meaningless("setfield")
+    def setflags(self, /, *, write=None, align=None, uic=None): raise self._meaningless("setflags")
+    def sort(self, /, axis=-1, kind=None, order=None, *, stable=None): raise self._meaningless("sort")
+    def to_device(self, device, /, *, stream=None): raise self._meaningless("to_device")
+    def tobytes(self, /, order="C"): raise self._meaningless("tobytes")
+    def tofile(self, fid, /, sep="", format="%s"): raise self._meaningless("tofile")
+    def tolist(self, /): raise self._meaningless("tolist")
 
 
 class Constant(Variable):
@@ -260,6 +512,21 @@ class Apply:
         self.inputs = list(inputs)
         self.outputs = [Variable(t, self, i) for i, t in enumerate(output_types)]
         self.trace = _user_frame()
+
+    @classmethod
+    def trusted(cls, op: "Op", inputs: Sequence[Variable], output_types: Sequence[TensorType],
+                trace: tuple[str, int] | None) -> "Apply":
+        """A node built without ``make_node``'s checks, for callers that already know
+        its result: ``output_types`` must be what ``op.make_node(*inputs)`` gives (as
+        a node ``make_node`` built for inputs of the same types and values shows),
+        ``trace`` the (file, line) to record. The jax importer builds repeated
+        equations this way."""
+        node = cls.__new__(cls)
+        node.op = op
+        node.inputs = list(inputs)
+        node.outputs = [Variable(t, node, i) for i, t in enumerate(output_types)]
+        node.trace = trace
+        return node
 
     @property
     def out(self) -> Variable:
@@ -368,25 +635,28 @@ def _ancestors_toposort(outputs: Sequence[Variable]) -> list[Apply]:
     """Apply nodes needed for ``outputs``, inputs before users; detects cycles."""
     order: list[Apply] = []
     state: dict[int, int] = {}  # id(node) -> 1 visiting, 2 done
+    get = state.get
     for out in outputs:
-        if out.owner is None or state.get(id(out.owner)) == 2:
+        owner = out.owner
+        if owner is None or get(id(owner)) == 2:
             continue
-        stack = [(out.owner, 0)]
-        state[id(out.owner)] = 1
+        state[id(owner)] = 1
+        stack = [(owner, iter(owner.inputs))]  # (node, its inputs not yet visited)
         while stack:
-            node, i = stack.pop()
-            if i < len(node.inputs):
-                stack.append((node, i + 1))
-                parent = node.inputs[i].owner
+            node, pending = stack[-1]
+            for v in pending:
+                parent = v.owner
                 if parent is None:
                     continue
-                s = state.get(id(parent))
-                if s == 1:
-                    raise GraphError(f"the graph has a cycle through {parent.op}")
+                s = get(id(parent))
                 if s is None:
                     state[id(parent)] = 1
-                    stack.append((parent, 0))
+                    stack.append((parent, iter(parent.inputs)))
+                    break
+                if s == 1:
+                    raise GraphError(f"the graph has a cycle through {parent.op}")
             else:
+                stack.pop()
                 state[id(node)] = 2
                 order.append(node)
     return order
@@ -466,6 +736,9 @@ class Graph:
         for i, v in enumerate(self.inputs):
             t = v.type if input_types is None else input_types[i]
             nv = Variable(t, name=v.name)
+            names = getattr(v, "dim_names", None)
+            if names is not None and len(names) == len(t.shape):
+                nv.dim_names = names
             memo[id(v)] = nv
             new_inputs.append(nv)
         for node in self.nodes:
@@ -475,7 +748,14 @@ class Graph:
                 new.op, new.inputs, new.trace = node.op, ins, node.trace
                 new.outputs = [Variable(o.type, new, o.index, o.name) for o in node.outputs]
             else:
-                new = node.op.make_node(*ins)
+                try:
+                    new = node.op.make_node(*ins)
+                except Exception as e:
+                    if any(v.type.is_symbolic for v in ins):
+                        from .symbolic import SymbolicDimError
+                        raise SymbolicDimError(f"{node.op} needs static shapes "
+                                               f"({type(e).__name__}: {e})") from None
+                    raise
                 new.trace = node.trace
                 for o, no in zip(node.outputs, new.outputs):
                     no.name = o.name

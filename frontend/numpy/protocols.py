@@ -18,6 +18,9 @@ Ufunc methods: ``reduce`` (``np.add.reduce`` -> ``sum``, ``multiply`` -> ``prod`
 ``multiply`` -> ``cumprod``, ``maximum``/``minimum`` -> ``cummax``/``cummin``) and
 ``outer`` (broadcasting); ``at`` and ``reduceat`` raise a TypeError naming the
 alternative.
+
+``Variable`` also has ``numpy.ndarray``'s methods and attributes (``x.std(axis=0)``);
+:data:`NDARRAY_MEANINGLESS` lists those a graph value cannot have, with the reasons.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from ..graph import Variable
 from ..ops.basic import as_variable
 
 __all__ = ["array_ufunc", "array_function", "GRAPH_MEANINGLESS", "UFUNC_KEYWORDS", "KNOWN_GAPS", "resolve",
-           "numpy_functions"]
+           "numpy_functions", "NDARRAY_MEANINGLESS", "check_meaningless"]
 
 #: NumPy parameters a graph value cannot honour, each with its reason. Functions
 #: reached through the protocols accept them at the default shown (NumPy passes some
@@ -71,6 +74,46 @@ UFUNC_KEYWORDS: dict[str, str] = {
     "order": "accepted at 'K' only (see order above)",
     "subok": "accepted at True only (see subok above)",
     "signature": "accepted at None only (see signature above)",
+}
+
+_VALUE_NEEDED = ("needs the values, which are not known while the graph is built; {alt}, or call "
+                 "it on the NumPy array a compiled function returns")
+_IN_PLACE = "changes the array in place, and graph values are immutable; use {alt} (a new value)"
+_NO_MEMORY = "a graph value has no memory of its own: XLA lays it out when compiling{alt}"
+
+#: ``numpy.ndarray`` methods and attributes a graph value cannot have, each with the reason
+#: and the alternative. ``Variable`` has every other public ndarray method and attribute
+#: (``x.std(axis=0)``, ``x.T``, ``x.size``, ...) with NumPy's signature; these methods raise a
+#: TypeError and these attributes an AttributeError with this text.
+#: ``tests/numpy/test_methods.py`` walks ``dir(numpy.ndarray)`` against both;
+#: ``docs/numpy_compatibility.md`` shows the table.
+NDARRAY_MEANINGLESS: dict[str, str] = {
+    "fill": _IN_PLACE.format(alt="hg.full_like(x, value)"),
+    "put": _IN_PLACE.format(alt="hg.put(x, indices, values)"),
+    "resize": _IN_PLACE.format(alt="hg.resize(x, new_shape) (NumPy's np.resize: the elements repeated) "
+                                   "or x.reshape(new_shape)"),
+    "sort": _IN_PLACE.format(alt="hg.sort(x, axis)"),
+    "partition": _IN_PLACE.format(alt="hg.partition(x, kth, axis)"),
+    "setfield": _NO_MEMORY.format(alt=", so there are no bytes to write (and graph values are "
+                                      "immutable)"),
+    "setflags": "graph values are always read-only and have no memory flags to set",
+    "byteswap": _NO_MEMORY.format(alt=", in the machine's byte order; byteswap the NumPy arrays "
+                                      "passed in or returned"),
+    "getfield": _NO_MEMORY.format(alt=", so there are no bytes to reinterpret; x.astype(dtype) "
+                                      "converts the values"),
+    "item": _VALUE_NEEDED.format(alt="x[i, j] is the element as a 0-d graph value"),
+    "tolist": _VALUE_NEEDED.format(alt="keep it a graph value"),
+    "tobytes": _VALUE_NEEDED.format(alt="keep it a graph value"),
+    "tofile": _VALUE_NEEDED.format(alt="keep it a graph value"),
+    "dump": _VALUE_NEEDED.format(alt="keep it a graph value"),
+    "dumps": _VALUE_NEEDED.format(alt="keep it a graph value"),
+    "to_device": "placement is decided when compiling: hg.compile(..., device=...)",
+    "device": "placement is decided when compiling (hg.compile(..., device=...)), not per value",
+    "base": "graph values are immutable, so a copy and a view cannot be told apart: none has a base",
+    "ctypes": _NO_MEMORY.format(alt=", so there is no pointer to hand to C"),
+    "data": _NO_MEMORY.format(alt=", so there is no buffer to expose"),
+    "strides": _NO_MEMORY.format(alt=", so there are no strides"),
+    "flags": _NO_MEMORY.format(alt=" (graph values are read-only), so there are no memory flags"),
 }
 
 #: NumPy parameters hlograph does not take yet although a graph could honour them:
@@ -246,6 +289,15 @@ def _adapt_kwargs(qualname: str, numpy_fn: Callable | None, fn: Callable,
             in_order = False
             call_kw[pname] = value
     return tuple(call_args), call_kw
+
+
+def check_meaningless(qualname: str, **params: Any) -> None:
+    """A TypeError with the reason when a :data:`GRAPH_MEANINGLESS` parameter (``out=``,
+    ``order=``, ...) of ``qualname`` is given a value other than its default."""
+    for param, value in params.items():
+        if param not in GRAPH_MEANINGLESS:
+            raise TypeError(f"{qualname}() got an unexpected keyword argument {param!r}")
+        _check_meaningless(qualname, param, value)
 
 
 def _check_meaningless(qualname: str, param: str, value: Any) -> None:

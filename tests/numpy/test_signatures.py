@@ -2,7 +2,8 @@
 (numpy.*, numpy.linalg.*, numpy.fft.*) takes each of its NumPy parameters, unless
 the parameter cannot apply to a graph (``protocols.GRAPH_MEANINGLESS``, with its
 reason) or is a documented gap (``protocols.KNOWN_GAPS``); both tables are shown
-in docs/numpy_compatibility.md."""
+in docs/numpy_compatibility.md. ``hg.Variable``'s methods have ``numpy.ndarray``'s
+signatures: the same parameters, in the same order, of the same kinds and defaults."""
 
 import inspect
 import pathlib
@@ -110,3 +111,36 @@ def test_graph_meaningless_arguments_at_their_defaults_pass_and_others_fail():
         np.exp(x, out=np.zeros((3, 4), np.float32))
     with pytest.raises(TypeError, match="casting='unsafe'"):
         np.add(x, 1, casting="unsafe")
+
+
+# --- numpy.ndarray's methods on graph values -------------------------------------------------
+_NO_VALUE = object()
+METHODS = [n for n in dir(np.ndarray) if not n.startswith("_") and callable(getattr(np.ndarray, n))]
+
+
+def _ndarray_signature(name: str) -> inspect.Signature:
+    """NumPy's signature of ``numpy.ndarray.<name>``; where it ends in ``**kwargs``
+    standing for NumPy's documented keywords (``sum``, ``std``, ...), the one its
+    docstring's first line declares (``<no value>``: any default)."""
+    sig = inspect.signature(getattr(np.ndarray, name))
+    if name == "view" or not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return sig
+    first = getattr(np.ndarray, name).__doc__.strip().splitlines()[0]
+    match = re.fullmatch(rf"a\.{name}\((.*)\)", first)
+    assert match, f"numpy.ndarray.{name}'s docstring starts {first!r}"
+    params = match.group(1).replace("<no value>", "_NO_VALUE")
+    return inspect.signature(eval(f"lambda self, /, {params}: None", {"_NO_VALUE": _NO_VALUE}))
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_variable_methods_have_numpys_signature(name):
+    theirs = _ndarray_signature(name)
+    ours = inspect.signature(getattr(hg.Variable, name))
+    shape = [(p.name, p.kind) for p in theirs.parameters.values()]
+    assert [(p.name, p.kind) for p in ours.parameters.values()] == shape, (
+        f"Variable.{name}{ours} does not take NumPy's parameters ndarray.{name}{theirs} "
+        f"(the same names, in the same order, keyword-only where NumPy's are)")
+    for p, q in zip(theirs.parameters.values(), ours.parameters.values()):
+        if p.default is not _NO_VALUE:
+            assert q.default == p.default, \
+                f"Variable.{name}: {p.name}={q.default!r}, NumPy's is {p.default!r}"
