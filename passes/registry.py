@@ -38,9 +38,14 @@ _BUILTIN: dict[str, str] = {
     "hlograph-inline-calls": "inline_calls:InlineCallsPass",
     "hlograph-simplify": "simplify:SimplifyPass",
     "hlograph-bound-fusion": "bound_fusion:BoundFusionPass",
+    "hlograph-fold-reductions": "fold_reductions:FoldReductionsPass",
+    "hlograph-simplify-power": "simplify_power:SimplifyPowerPass",
+    "hlograph-order-operands": "order_operands:OrderOperandsPass",
 }
 
 _REGISTRY: dict[str, type["ModulePass"]] = {}
+#: pass class -> its options (``ModulePass.options``)
+_OPTIONS: dict[type, dict[str, Any]] = {}
 
 
 class PassError(RuntimeError):
@@ -73,8 +78,11 @@ class ModulePass:
     @classmethod
     def options(cls) -> dict[str, Any]:
         """Option name (kebab case) -> the field's type."""
-        hints = typing.get_type_hints(cls)
-        return {f.name.replace("_", "-"): hints[f.name] for f in dataclasses.fields(cls)}
+        found = _OPTIONS.get(cls)
+        if found is None:  # (evaluating the annotations costs milliseconds; pipelines ask per run)
+            hints = typing.get_type_hints(cls)
+            found = _OPTIONS[cls] = {f.name.replace("_", "-"): hints[f.name] for f in dataclasses.fields(cls)}
+        return dict(found)
 
     def pipeline_text(self) -> str:
         """The pass as a pipeline item, with the options that differ from the defaults."""

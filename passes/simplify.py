@@ -9,8 +9,11 @@ from ..xla.mlir import ir
 from .patterns import RewritePattern, apply_patterns
 from .patterns.algebra import algebra_patterns
 from .patterns.broadcast import BROADCAST_PATTERNS
+from .patterns.commutative import COMMUTATIVE_PATTERNS
 from .patterns.dot import DOT_PATTERNS
 from .patterns.folding import folding_patterns
+from .patterns.power import POWER_PATTERNS
+from .patterns.reduction import REDUCTION_PATTERNS
 from .registry import ModulePass, register
 
 __all__ = ["SimplifyPass"]
@@ -22,16 +25,18 @@ class SimplifyPass(ModulePass):
     """Folds constants, simplifies algebra, folds transposes into dots and sinks broadcasts, together.
 
     The union of the patterns of ``hlograph-fold-constants``,
-    ``hlograph-simplify-algebra``, ``hlograph-fold-dot-transposes`` and
-    ``hlograph-sink-broadcasts``, run by one greedy driver: a fold can enable a
+    ``hlograph-simplify-algebra``, ``hlograph-fold-dot-transposes``,
+    ``hlograph-sink-broadcasts``, ``hlograph-fold-reductions``,
+    ``hlograph-simplify-power`` and ``hlograph-order-operands``, run by one
+    greedy driver (so that the ``cse`` after it merges ``a*b`` and ``b*a``): a fold can enable a
     simplification and the other way round, and one driver reaches the common
     fixed point in fewer sweeps over the module than the four passes in turn.
     Every pattern is exact, so the pass never changes a result (this is the
     core of the O2 pipeline). Safe at any point.
 
     Options:
-        fold-constants, algebra, dot-transposes, sink-broadcasts: turn a
-            pattern family off.
+        fold-constants, algebra, dot-transposes, sink-broadcasts, reductions,
+            power, order-operands: turn a pattern family off.
         max-elements, max-expanded-elements: as for ``hlograph-fold-constants``.
     """
 
@@ -44,6 +49,12 @@ class SimplifyPass(ModulePass):
     """Include folding transposes into dot_general."""
     sink_broadcasts: bool = True
     """Include sinking broadcasts past elementwise ops."""
+    reductions: bool = True
+    """Include folding reductions of splats and of broadcasts."""
+    power: bool = True
+    """Include rewriting power by a constant exponent."""
+    order_operands: bool = True
+    """Include putting the operands of commutative ops in one order."""
     max_elements: int = 1 << 16
     """Largest non-splat constant created by folding."""
     max_expanded_elements: int = 1024
@@ -59,6 +70,12 @@ class SimplifyPass(ModulePass):
             out += DOT_PATTERNS
         if self.sink_broadcasts:
             out += BROADCAST_PATTERNS
+        if self.reductions:
+            out += REDUCTION_PATTERNS
+        if self.power:
+            out += POWER_PATTERNS
+        if self.order_operands:
+            out += COMMUTATIVE_PATTERNS
         return out
 
     def apply(self, module: ir.Module) -> None:

@@ -1,0 +1,106 @@
+"""One operand order for commutative ops, so that CSE sees ``a*b`` and ``b*a`` as one value.
+
+MLIR's ``cse`` compares operands in order and its ``canonicalize`` only moves
+constants to the right, so ``a*b`` and ``b*a`` stay two values. These patterns
+put the operands of ``add``, ``multiply``, ``and``, ``or``, ``xor`` and
+``compare`` EQ/NE (every element type), and of ``maximum``/``minimum`` (integers
+and booleans only: for floats ``max(-0.0, +0.0)`` is whichever operand comes
+first, in XLA and in StableHLO's interpreter alike) in one order:
+
+- constants on the right (where MLIR's folders and hlograph's patterns look first);
+- a value of an enclosing block (a loop body reading a value from outside)
+  before one of the block the op is in;
+- in one block, block arguments before op results, arguments by number, results
+  in program order (two results of one op by number).
+
+Two constants keep their places. Swapping never changes a bit: these ops are commutative
+bit for bit (NaN payloads aside).
+"""
+
+from __future__ import annotations
+
+from ...xla.mlir import PatternRewriter, hlo, ir
+from .core import RewritePattern, building
+from .values import comparison_direction, numpy_dtype, static_type
+
+__all__ = ["COMMUTATIVE_PATTERNS", "out_of_order"]
+
+
+def _depth(block: ir.Block) -> int:
+    """How many ops enclose ``block``."""
+    n, op = 0, block.owner
+    while op is not None:
+        n += 1
+        op = op.parent
+    return n
+
+
+def out_of_order(a: ir.Value, b: ir.Value) -> bool:
+    """Whether ``b`` comes before ``a`` in the canonical order (see the module)."""
+    oa, ob = a.owner, b.owner
+    ca, cb = type(oa) is hlo.ConstantOp, type(ob) is hlo.ConstantOp
+    if ca or cb:
+        return ca and not cb
+    arg_a, arg_b = isinstance(oa, ir.Block), isinstance(ob, ir.Block)
+    if not (arg_a or arg_b):
+        oa, ob = oa.operation, ob.operation
+        block_a, block_b = oa.block, ob.block
+        if block_a == block_b:  # the common case: two results of ops in one block
+            if oa == ob:
+                return a.maybe_downcast().result_number > b.maybe_downcast().result_number
+            return ob.is_before_in_block(oa)
+    else:
+        block_a = oa if arg_a else oa.operation.block
+        block_b = ob if arg_b else ob.operation.block
+        if block_a == block_b:
+            if not (arg_a and arg_b):
+                return arg_b
+            return a.maybe_downcast().arg_number > b.maybe_downcast().arg_number
+    # two values one op reads from nested blocks: the outer one first
+    return _depth(block_a) > _depth(block_b)
+
+
+def _swap_binary(op_class):
+    def order_operands(op, rewriter: PatternRewriter) -> bool:
+        a, b = op.lhs, op.rhs
+        if not out_of_order(a, b) or not (a.type == b.type == op.result.type):
+            return False
+        with building(rewriter, op):
+            new = op_class(b, a).result
+        rewriter.replace_op(op, [new])
+        return True
+
+    order_operands.__name__ = f"order_{op_class.__name__[:-2].lower()}_operands"
+    return RewritePattern(op_class, order_operands)
+
+
+def _integer_only(pattern: RewritePattern) -> RewritePattern:
+    def order_operands(op, rewriter: PatternRewriter) -> bool:
+        if not out_of_order(op.lhs, op.rhs):
+            return False
+        t = static_type(op.result)
+        dt = numpy_dtype(t.element_type) if t is not None else None
+        return dt is not None and dt.kind in "biu" and pattern.fn(op, rewriter)
+
+    order_operands.__name__ = pattern.name
+    return RewritePattern(pattern.root, order_operands)
+
+
+def order_compare_operands(op: hlo.CompareOp, rewriter: PatternRewriter) -> bool:
+    """compare EQ/NE with its operands in the canonical order."""
+    a, b = op.lhs, op.rhs
+    if not out_of_order(a, b) or a.type != b.type or comparison_direction(op) not in ("EQ", "NE"):
+        return False
+    attrs = op.operation.attributes
+    compare_type = attrs["compare_type"] if "compare_type" in attrs else None
+    with building(rewriter, op):
+        new = hlo.CompareOp(b, a, attrs["comparison_direction"], compare_type=compare_type).result
+    rewriter.replace_op(op, [new])
+    return True
+
+
+COMMUTATIVE_PATTERNS: list[RewritePattern] = [
+    _swap_binary(hlo.AddOp), _swap_binary(hlo.MulOp), _swap_binary(hlo.AndOp), _swap_binary(hlo.OrOp),
+    _swap_binary(hlo.XorOp), _integer_only(_swap_binary(hlo.MaxOp)), _integer_only(_swap_binary(hlo.MinOp)),
+    RewritePattern(hlo.CompareOp, order_compare_operands),
+]
