@@ -2,11 +2,15 @@
 
     python bench/jax_bridge.py                    # chains of 1k and 10k ops, an MLP step
     python bench/jax_bridge.py --sizes 1000 --repeat 5
+    python bench/jax_bridge.py --split            # also: import, lower (O2, O0), jax's trace and lower apart
 
 - Time to StableHLO: ``from_jax(f, *specs)`` then ``hg.compile(g).lower()`` (the O2
   pipeline included) against ``jax.jit(f).lower(*specs)`` (tracing included), on
   a chain of sin/cos/add ops over float32[8] (1k and 10k ops) and on one SGD
-  step of a 2-layer tanh MLP written in jax (``jax.grad`` inside).
+  step of a 2-layer tanh MLP written in jax (``jax.grad`` inside). Each side gets
+  its own fresh function: ``from_jax`` traces with jax, and jax caches traces by
+  function identity. hlograph's disk cache is an empty temporary directory: each
+  ``lower()`` looks the graph's key up, misses and lowers.
 - Per call: the same MLP step as an hlograph graph (``hlograph.testing.mlp_step_graph``)
   called through ``hg.to_jax`` inside ``jax.jit``, against the step written in
   jax under ``jax.jit`` (device arrays in and out, results blocked on).
@@ -20,10 +24,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import tempfile
 import time
 import timeit
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# an empty disk cache: every lower() looks its graph up (and misses), then lowers
+_CACHE = tempfile.TemporaryDirectory(prefix="hlograph-bench-")
+os.environ["HLOGRAPH_CACHE_DIR"] = _CACHE.name
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -68,22 +76,39 @@ def _mlp_values():
     return [(rng.normal(size=s.shape) / np.sqrt(s.shape[0])).astype(np.float32) for s in _mlp_specs()]
 
 
-def time_to_stablehlo(make, specs, repeat: int) -> tuple[float, float]:
-    """Medians of both sides; ``make()`` gives a fresh function each time, so that
-    no trace cached by function identity is reused (one untimed round first)."""
-    hl, jx = [], []
-    for i in range(repeat + 1):
-        f = make()
-        t0 = time.perf_counter()
-        g = hg.from_jax(f, *specs)
-        hg.compile(g).lower()
-        t1 = time.perf_counter()
-        jax.jit(f).lower(*specs).as_text()
-        t2 = time.perf_counter()
-        if i:
-            hl.append(t1 - t0)
-            jx.append(t2 - t1)
-    return statistics.median(hl), statistics.median(jx)
+def _stablehlo_times(make, specs, o0: bool) -> tuple[float, ...]:
+    """One round: (hlograph import, hlograph lower, jax trace, jax lower[, hlograph
+    lower with the O0 pipeline]), each side on a fresh function from ``make()``: jax
+    caches traces by function identity, and the trace ``from_jax`` makes would
+    otherwise spare ``jax.jit(f).lower`` its own."""
+    f = make()
+    t0 = time.perf_counter()
+    g = hg.from_jax(f, *specs)
+    t1 = time.perf_counter()
+    hg.compile(g).lower()
+    t2 = time.perf_counter()
+    f = make()
+    t3 = time.perf_counter()
+    traced = jax.jit(f).trace(*specs)
+    t4 = time.perf_counter()
+    traced.lower()
+    t5 = time.perf_counter()
+    times = (t1 - t0, t2 - t1, t4 - t3, t5 - t4)
+    if o0:
+        t6 = time.perf_counter()
+        hg.compile(g, pipeline="O0").lower()
+        times += (time.perf_counter() - t6,)
+    return times
+
+
+def time_to_stablehlo(make, specs, repeat: int, split: list | None = None) -> tuple[float, float]:
+    """Medians of both sides (one untimed round first); ``split`` (a list) receives the
+    medians of the parts of ``_stablehlo_times``, the O0 lowering included."""
+    rounds = [_stablehlo_times(make, specs, split is not None) for _ in range(repeat + 1)][1:]
+    if split is not None:
+        split.extend(statistics.median(r[k] for r in rounds) for k in range(5))
+    return (statistics.median(r[0] + r[1] for r in rounds),
+            statistics.median(r[2] + r[3] for r in rounds))
 
 
 def _check_import(f, specs) -> None:
@@ -115,17 +140,22 @@ def main() -> None:
     p.add_argument("--sizes", default="1000,10000", help="chain lengths (ops)")
     p.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (median)")
     p.add_argument("--number", type=int, default=2000, help="calls per per-call timing run")
+    p.add_argument("--split", action="store_true",
+                   help="also show where the time to StableHLO goes on each side")
     args = p.parse_args()
 
-    rows = []
+    rows, splits = [], []
     for n in (int(s) for s in args.sizes.split(",")):
         f, specs = chain(n)
         _check_import(f, specs)
-        rows.append((f"to StableHLO: chain of {n} sin/cos/add",
-                     *time_to_stablehlo(lambda: chain(n)[0], specs, args.repeat)))
+        name = f"to StableHLO: chain of {n} sin/cos/add"
+        splits.append((name, [] if args.split else None))
+        rows.append((name, *time_to_stablehlo(lambda: chain(n)[0], specs, args.repeat, splits[-1][1])))
     _check_import(mlp_step, _mlp_specs())
-    rows.append(("to StableHLO: MLP training step",
-                 *time_to_stablehlo(lambda: lambda *a: mlp_step(*a), _mlp_specs(), args.repeat)))
+    name = "to StableHLO: MLP training step"
+    splits.append((name, [] if args.split else None))
+    rows.append((name, *time_to_stablehlo(lambda: lambda *a: mlp_step(*a), _mlp_specs(), args.repeat,
+                                          splits[-1][1])))
     rows.append(("per call: MLP step, to_jax in jax.jit", *per_call(args.number, args.repeat)))
 
     print("| case | hlograph | jax | ratio |")
@@ -133,6 +163,13 @@ def main() -> None:
     for name, hl, jx in rows:
         unit, scale = ("ms", 1e3) if name.startswith("to StableHLO") else ("us", 1e6)
         print(f"| {name} | {hl * scale:.1f} {unit} | {jx * scale:.1f} {unit} | {hl / jx:.2f}x |")
+    if args.split:
+        # from_jax includes jax's own trace (jax.make_jaxpr), then the interpreter
+        print("\n| case | from_jax | hg.compile(g).lower() | jax.jit(f).trace | .lower() "
+              "| lower() with O0 |")
+        print("|---|---|---|---|---|---|")
+        for name, parts in splits:
+            print(f"| {name[len('to StableHLO: '):]} | " + " | ".join(f"{t * 1e3:.1f} ms" for t in parts) + " |")
 
 
 if __name__ == "__main__":

@@ -21,15 +21,27 @@ PLATFORMS = ("cpu", "gpu", "tpu")
 PLATFORM_RULES: dict[str, OpRegistry] = {p: OpRegistry(f"{p} lowering rule") for p in PLATFORMS}
 
 
+#: (Op class, platform) -> its rule or None, and Op class -> whether some platform has a
+#: rule for it: what ``lookup`` found (the MRO walk is asked per node), emptied by ``register``
+_FOUND: dict[tuple[type, str], Callable | None] = {}
+_HAS_PLATFORM_RULE: dict[type, bool] = {}
+
+
 def register(op_class: type[Op], platform: str | None = None):
     """Decorator: ``@register(MyOp)`` above ``def lower_my_op(ctx, *operands) -> list[ir.Value]``
     files the default rule; ``platform="cpu"`` (``"gpu"``, ``"tpu"``) files a rule used
     only when lowering for that platform."""
-    if platform is None:
-        return RULES.register(op_class)
-    if platform not in PLATFORM_RULES:
+    if platform is not None and platform not in PLATFORM_RULES:
         raise ValueError(f"register(): unknown platform {platform!r}; expected one of {PLATFORMS}")
-    return PLATFORM_RULES[platform].register(op_class)
+    file = (RULES if platform is None else PLATFORM_RULES[platform]).register(op_class)
+
+    def decorator(fn: Callable) -> Callable:
+        fn = file(fn)
+        _FOUND.clear()
+        _HAS_PLATFORM_RULE.clear()
+        return fn
+
+    return decorator
 
 
 def lookup(op_class: type, platform: str | None = None) -> Callable | None:
@@ -38,12 +50,20 @@ def lookup(op_class: type, platform: str | None = None) -> Callable | None:
     base class's platform rule also wins over a subclass's default rule)."""
     if platform is None:
         # resolving the default platform asks the backend: only for ops with platform rules
-        if all(reg.lookup(op_class) is None for reg in PLATFORM_RULES.values()):
-            return RULES.lookup(op_class)
-        platform = resolve_platform(None)
+        has = _HAS_PLATFORM_RULE.get(op_class)
+        if has is None:
+            has = _HAS_PLATFORM_RULE[op_class] = any(
+                reg.lookup(op_class) is not None for reg in PLATFORM_RULES.values())
+        platform = resolve_platform(None) if has else ""
+    key = (op_class, platform)
+    try:
+        return _FOUND[key]
+    except KeyError:
+        pass
     reg = PLATFORM_RULES.get(platform)
     fn = reg.lookup(op_class) if reg is not None else None
-    return fn if fn is not None else RULES.lookup(op_class)
+    fn = _FOUND[key] = fn if fn is not None else RULES.lookup(op_class)
+    return fn
 
 
 def registered_ops(platform: str | None = None) -> dict[type, Callable]:

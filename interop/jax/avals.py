@@ -46,11 +46,26 @@ def key_impl(aval: Any) -> Any:
     return dtype._impl if dtype is not None and is_key(dtype) else None
 
 
+#: (dtype, shape) of an aval -> its TensorType (avals repeat: an import asks per value)
+_TYPES: dict[tuple[Any, tuple], TensorType] = {}
+
+
 def tensor_type(aval: Any) -> TensorType:
     """The hlograph type of a jaxpr value (a key's is the type of its key data)."""
-    if key_impl(aval) is not None:
-        aval = _jax_core_internal.physical_aval(aval)
-    return TensorType(np.dtype(aval.dtype), tuple(int(d) for d in aval.shape))
+    try:
+        return _TYPES[aval.dtype, aval.shape]
+    except (KeyError, TypeError):  # (TypeError: an unhashable dim)
+        pass
+    t = aval
+    if key_impl(t) is not None:
+        t = _jax_core_internal.physical_aval(t)
+    t = TensorType(np.dtype(t.dtype), tuple(int(d) for d in t.shape))
+    if len(_TYPES) < 4096:
+        try:
+            _TYPES[aval.dtype, aval.shape] = t
+        except TypeError:
+            pass
+    return t
 
 
 def wrap_key(data: Any, impl: Any) -> Any:

@@ -15,6 +15,12 @@ value (its shape must be the aval's; its dtype is cast to the aval's where
 NumPy's promotion gave another), so an imported float32 function stays float32.
 64-bit types are enabled for the trace only when the argument specs hold
 64-bit arrays (or jax's x64 flag is on).
+
+Long functions repeat equations (a chain of layers, an unrolled loop): an
+equation the import has met before (the same primitive, params, operand types
+and small constants' values) whose rule built one node on its operands is built
+again as a copy of that node (``_Templates``), without running the rule and the
+builders' checks; the graph is the one the rules give.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 import jax
 import numpy as np
 
-from ...frontend.graph import Constant, Graph, Variable
+from ...frontend.graph import Apply, Constant, Graph, Variable
 from ...frontend.ops.elemwise import astype
 from .avals import Literal, DropVar, as_numpy, is_64bit, key_impl, tensor_type
 from .fallback import JaxPrimitiveOp
@@ -98,12 +104,43 @@ _REPORT: contextvars.ContextVar[ImportReport | None] = contextvars.ContextVar("h
                                                                               default=None)
 
 
+class _Templates:
+    """The nodes one import has built for its equations, to build repeated ones again.
+
+    A rule is a function of its operands' types (and, for constants, values) and
+    of the equation's params: when it gave one new node on exactly its operands,
+    an equation with the same primitive, params, operand types and constant
+    values and the same result types gets a node of the same Op, output types
+    and source line, built without running the rule and ``make_node`` again
+    (``Apply.trusted``). ``events`` counts the equations and fallbacks applied,
+    so that a rule that applied others (an inlined call) is not taken as one
+    node: the import report keeps counting what was inside. (Rules build new
+    nodes: none hands back a node built before on the same operands.)
+    """
+
+    __slots__ = ("table", "events")
+
+    def __init__(self):
+        #: key (see ``_template_key``) -> (op, output types, trace), or None: build it by its rule
+        self.table: dict[tuple, tuple | None] = {}
+        self.events = 0
+
+
+_TEMPLATES: contextvars.ContextVar[_Templates | None] = contextvars.ContextVar(
+    "hlograph_jax_import_templates", default=None)
+
+#: constant operands up to this many elements are part of a template's key (by value)
+_KEYED_CONSTANT_SIZE = 64
+
+
 @contextlib.contextmanager
 def _importing(report: ImportReport) -> Iterator[ImportReport]:
     token = _REPORT.set(report)
+    templates = _TEMPLATES.set(_Templates())
     try:
         yield report
     finally:
+        _TEMPLATES.reset(templates)
         _REPORT.reset(token)
 
 
@@ -162,6 +199,9 @@ def fallback(primitive: Any, params: dict[str, Any], inputs: Sequence[Variable],
     the import report with ``reason`` (avals: jax avals or TensorTypes; ``in_avals``
     defaults to the inputs' types)."""
     report = _report()
+    templates = _TEMPLATES.get()
+    if templates is not None:
+        templates.events += 1
     report.fallbacks[primitive.name] += 1
     report.reasons.setdefault(primitive.name, []).append(reason)
     in_avals = [v.type for v in inputs] if in_avals is None else in_avals
@@ -169,13 +209,61 @@ def fallback(primitive: Any, params: dict[str, Any], inputs: Sequence[Variable],
     return list(op.make_node(*inputs).outputs)
 
 
+def _template_key(name: str, params: dict[str, Any], inputs: list[Variable], outvars: Any) -> tuple | None:
+    """What decides a rule's result for an equation (see ``_Templates``), or None for an
+    operand that cannot be part of one (a large constant). The key may be unhashable
+    (a param such as a list): the caller then builds the equation by its rule."""
+    key: list[Any] = [name]
+    for k, p in params.items():
+        key.append((k, p.__class__, p))  # (1, 1.0 and True are equal but not the same param)
+    for v in inputs:
+        if v.__class__ is Variable:
+            key.append(v.type)
+        elif isinstance(v, Constant) and v.data.size <= _KEYED_CONSTANT_SIZE:
+            key.append((v.type, v.data.tobytes()))
+        else:
+            return None
+    for var in outvars:
+        key.append(tensor_type(var.aval))
+    return tuple(key)
+
+
+def _as_template(outs: list[Variable], inputs: list[Variable]) -> tuple | None:
+    """(op, output types, trace) when ``outs`` are all the outputs of one new node on
+    exactly ``inputs`` (no names, no inner graphs), else None."""
+    node = outs[0].owner
+    if node is None or len(node.outputs) != len(outs) or len(node.inputs) != len(inputs) \
+            or any(a is not b for a, b in zip(node.outputs, outs)) \
+            or any(a is not b for a, b in zip(node.inputs, inputs)) \
+            or any(o.__class__ is not Variable or o.name is not None for o in outs) \
+            or node.op.inner_graphs:
+        return None
+    return node.op, [o.type for o in outs], node.trace
+
+
 def apply_equation(eqn: Any, inputs: list[Variable]) -> list[Variable]:
     """The results of one jaxpr equation: its rule's, else the fallback's."""
     name = eqn.primitive.name
     report = _report()
+    templates = _TEMPLATES.get()
+    if templates is not None:
+        templates.events += 1
+        events = templates.events
     if name in DROPPED and not eqn.outvars:
         report.dropped[name] += 1
         return []
+    key = None
+    if templates is not None and eqn.outvars:
+        key = _template_key(name, eqn.params, inputs, eqn.outvars)
+        if key is not None:
+            try:
+                found = templates.table.get(key)
+            except TypeError:  # an unhashable param
+                found = key = None
+            if found is not None:
+                op, out_types, trace = found
+                report.by_rule[name] += 1
+                return Apply.trusted(op, inputs, out_types, trace).outputs
     rule = lookup(name)
     if rule is None:
         reason = "no rule"
@@ -193,7 +281,12 @@ def apply_equation(eqn: Any, inputs: list[Variable]) -> list[Variable]:
                 raise RuleError(f"the rule for jax primitive {name!r} gave {len(outs)} results; "
                                 f"jax's equation has {len(eqn.outvars)}")
             report.by_rule[name] += 1
-            return [_conform(o, v.aval, name) for o, v in zip(outs, eqn.outvars)]
+            results = [_conform(o, v.aval, name) for o, v in zip(outs, eqn.outvars)]
+            if key is not None and key not in templates.table:
+                # a rule that applied other equations (or fell back) is built by its rule
+                same = templates.events == events and all(a is b for a, b in zip(results, outs))
+                templates.table[key] = _as_template(results, inputs) if same else None
+            return results
     return fallback(eqn.primitive, eqn.params, inputs, [v.aval for v in eqn.outvars], reason,
                     in_avals=[v.aval for v in eqn.invars])
 
