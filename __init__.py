@@ -24,6 +24,8 @@ from .compiler.picture import to_dot  # hg.to_dot(graph or function): Graphviz D
 from .compiler.trace import function  # hg.function: a NumPy function compiled per signature
 from .frontend.numpy.trace import trace_numpy
 from .compiler.artifact import load
+from .compiler.symbolic import SymbolicShapeError
+from .frontend.symbolic import SymDim, SymbolicDimError
 from . import passes, runtime
 from .runtime import host
 from .runtime.mesh import Mesh, P, make_mesh
@@ -47,5 +49,6 @@ __all__ = [
     "evaluate", "compile", "function", "trace_numpy", "load", "lowering", "passes", "runtime", "host", "random", "linalg", "fft",
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "stop_gradient", "custom_vjp",
     "GradientError", "NotDifferentiableError", "UndefinedGradient",
+    "SymDim", "SymbolicDimError", "SymbolicShapeError",
     "Mesh", "P", "make_mesh", "to_dot", *_ops_all,
 ]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from typing import Any, Sequence
@@ -12,15 +13,19 @@ from ..frontend.types import TensorType
 from ..runtime import executables
 from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
-from . import picture
+from . import graph_key, picture
 from .partition import partition
 from ..lowering.lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
 from .pytrees import with_pytrees
+from .symbolic import PolymorphicModule, SymbolicShapeError, check_named_sizes, signature_graph
+from ..frontend.symbolic import parse_constraints
 from ..runtime.dispatch import Dispatching
 from ..runtime.host.calls import HOST_CALLS
 from ..xla import log
 from ..xla.log import timed
+from ..runtime.cache import store_module
+from ..xla.export import prepare_custom_call_targets
 from ..xla.mlir import ir, module_fingerprint, module_to_bytecode
 from ..xla.pjrt import (JaxRuntimeError, executable_cost_analysis, executable_hlo_text,
                         executable_memory_analysis, make_dispatcher, module_cost_analysis)
@@ -29,7 +34,8 @@ __all__ = ["compile", "Function", "Lowered", "Compiled"]
 
 def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
             device: Any = None, donate_argnums: int | Sequence[int] = (),
-            mesh: Any = None, in_shardings: Any = None, out_shardings: Any = None) -> "Function":
+            mesh: Any = None, in_shardings: Any = None, out_shardings: Any = None,
+            dim_constraints: Sequence[str] = ()) -> "Function":
     """Prepares ``graph`` for compilation; nothing is lowered until first use.
 
     Args:
@@ -49,6 +55,10 @@ def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
             tuple, a jax ``PartitionSpec`` or ``NamedSharding``; None: replicated),
             or one ``hg.P(...)`` for all inputs.
         out_shardings: the same per output (None: as XLA's propagation chooses).
+        dim_constraints: bounds of the inputs' named unknown dims, as jax.export's
+            (``["batch >= 16", "batch <= 4096"]``; every dim is >= 1 anyway): the
+            shape-polymorphic lowering (``Function.lower(symbolic=True)``) may rely
+            on them, and a call outside them is a ValueError.
 
     Raises:
         TypeError: ``graph`` is not a Graph; a bad ``device`` or ``donate_argnums``.
@@ -60,14 +70,25 @@ def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
     check_platform(platform)
     check_device(device)
     donate = _donated_inputs(donate_argnums, len(graph.inputs))
-    from ..passes.pipeline import check_pipeline
-    check_pipeline(pipeline)
+    from ..passes.pipeline import PIPELINES, check_pipeline
+    if not (isinstance(pipeline, str) and pipeline in PIPELINES):  # named ones are valid: no MLIR needed
+        check_pipeline(pipeline)
     if mesh is not None or in_shardings is not None or out_shardings is not None:
         if device is not None or donate:
             raise ValueError("device= and donate_argnums= cannot be combined with mesh/in_shardings/out_shardings")
         from .sharded import sharded_function
         return with_pytrees(sharded_function(graph, pipeline, platform, mesh, in_shardings, out_shardings))
-    return with_pytrees(Function(graph, pipeline, platform, device=device, donate_argnums=donate))
+    constraints = parse_constraints(dim_constraints)
+    return with_pytrees(Function(graph, pipeline, platform, device=device, donate_argnums=donate,
+                                 dim_constraints=constraints))
+
+
+def _check_constraint_names(graph: Graph, constraints: dict) -> None:
+    names = {n for v in graph.inputs for n in (getattr(v, "dim_names", None) or ()) if n}
+    unknown = sorted(set(constraints) - names)
+    if unknown:
+        raise ValueError(f"dim_constraints name {', '.join(map(repr, unknown))}, which no input's shape "
+                         f"names (the named dims: {', '.join(sorted(names)) or 'none'})")
 
 
 def _types_text(specs: Sequence[Any]) -> str:
@@ -124,14 +145,20 @@ class Function(Dispatching):
     mesh = None
 
     def __init__(self, graph: Graph, pipeline: str, platform: str | None, *,
-                 device: Any = None, donate_argnums: Sequence[int] = ()):
+                 device: Any = None, donate_argnums: Sequence[int] = (),
+                 dim_constraints: dict | None = None):
         self.graph = graph
+        #: bounds of named dims (``frontend.symbolic.parse_constraints``)
+        self.dim_constraints = dict(dim_constraints or {})
+        _check_constraint_names(graph, self.dim_constraints)
         self.pipeline = pipeline
         self.platform = platform
         self.donate_argnums = tuple(donate_argnums)
         self._device_spec = device
         self._device = None
         self._cache: dict[tuple, Compiled] = {}
+        #: the PolymorphicModule, or why there is none (str); None: not tried yet
+        self._poly = None
         self._lock = threading.Lock()
         self._single = graph.single_output
         # Calls go through a C++ dispatcher keyed by the call signature; a
@@ -171,15 +198,36 @@ class Function(Dispatching):
             self._device = resolve_device(self.platform, self._device_spec)
         return self._device
 
-    def lower(self, *arg_specs: Any) -> "Lowered":
+    def lower(self, *arg_specs: Any, symbolic: bool = False) -> "Lowered":
         """Lowers to StableHLO for concrete argument types and runs the pass pipeline.
 
         A graph with host ops is split into segments; its device segments whose
-        input shapes depend on values are lowered when they first run."""
+        input shapes depend on values are lowered when they first run.
+
+        ``symbolic=True`` (no specs): the shape-polymorphic module, lowered once
+        with the inputs' unknown dims symbolic (``?`` in the module; a named dim,
+        ``hg.tensor("x", ("b", 4))``, shared by every input naming it), for
+        ``as_text()`` and ``serialize()`` (``hlograph.load`` refines it per call).
+        Calling the function uses it too: each new shape refines it and compiles,
+        without lowering again.
+
+        Raises:
+            SymbolicShapeError: ``symbolic=True`` for a graph an op of which needs
+                static shapes (named in the message), or that has host ops.
+        """
+        if symbolic:
+            if arg_specs:
+                raise TypeError("lower(symbolic=True) takes no argument specs")
+            poly = self._polymorphic(required=True)
+            return Lowered(poly.symbolic_graph, poly.module, self.device)
         with timed(log.LOWER, "specialized %r to %s and placed its nodes", self.graph,
-                   _types_text(arg_specs)):
+                   _types_text(arg_specs) if log.LOWER.isEnabledFor(logging.INFO) else ""):
             graph = self._specialize(arg_specs)
             device = self.device
+            # a warm process finds the optimized module by the graph's key
+            key, stored = graph_key.lookup(graph, self.pipeline, device, self.donate_argnums, self.mesh)
+            if stored is not None:
+                return Lowered(graph, None, device, key=key, stored=stored)
             program = plan(graph, self.pipeline, device)
         if program is not None:
             log.LOWER.info("%r runs in %d segments (%s)", graph, len(program.segments),
@@ -190,7 +238,61 @@ class Function(Dispatching):
         run(module, self.pipeline)
         for i in self.donate_argnums:
             set_argument_attribute(module, i, "jax.buffer_donor", True)
-        return Lowered(graph, module, device)
+        return Lowered(graph, module, device, key=key)
+
+    def _polymorphic(self, required: bool = False) -> "PolymorphicModule | None":
+        """The graph lowered once with symbolic dims (built on first use; None where
+        the graph cannot be, with the reason logged, or raised if ``required``)."""
+        poly = self._poly
+        if poly is None:
+            reason = None
+            if all(t.is_static for t in self.graph.input_types):
+                reason = "its inputs have no unknown dims"
+            elif self.mesh is not None:
+                reason = "it is sharded over a mesh"
+            if reason is None:
+                try:
+                    with timed(log.LOWER, "lowered %r once with symbolic dims", self.graph):
+                        poly = PolymorphicModule(self.graph, self.device.platform, self.dim_constraints)
+                except SymbolicShapeError as e:
+                    reason = str(e)
+            if reason is not None:
+                poly = reason
+                log.LOWER.info("%r: no shape-polymorphic lowering (%s); each new shape lowers again",
+                               self.graph, reason)
+            self._poly = poly
+        if isinstance(poly, str):
+            if required:
+                raise SymbolicShapeError(poly if poly.startswith("<") else f"{self.graph!r}: {poly}")
+            return None
+        return poly
+
+    def _refined(self, args: Sequence[Any]) -> "Lowered | None":
+        """The Lowered for the call ``args`` from the shape-polymorphic module (refined
+        to their shapes, then the pass pipeline), or None where it does not apply."""
+        g = self.graph
+        if all(t.is_static for t in g.input_types):
+            return None
+        types = [spec_type(a, v.type, g.inputs, i) for i, (a, v) in enumerate(zip(args, g.inputs))]
+        check_named_sizes(g, self.dim_constraints, [t.shape for t in types])
+        poly = self._polymorphic()
+        if poly is None:
+            return None
+        why = poly.check_sizes([t.shape for t in types])
+        if why is not None:
+            log.LOWER.info("%r: %s, so this call lowers for its own shapes", g, why)
+            return None
+        try:
+            module, out_types = poly.refine(types)
+        except ValueError as e:
+            log.LOWER.info("%r: the shape-polymorphic module does not refine to %s (%s); lowering again",
+                           g, ", ".join(map(str, types)), e)
+            return None
+        from ..passes.pipeline import run
+        run(module, self.pipeline)
+        for i in self.donate_argnums:
+            set_argument_attribute(module, i, "jax.buffer_donor", True)
+        return Lowered(signature_graph(g, types, out_types), module, self.device)
 
     def _flat_lower(self, *arg_specs: Any) -> "Lowered":
         """``lower`` for the graph's flat inputs (a structured graph's ``lower`` takes its pytrees)."""
@@ -232,7 +334,10 @@ class Function(Dispatching):
             with self._lock:
                 compiled = self._cache.get(key)
                 if compiled is None:
-                    compiled = self._flat_lower(*args).compile()
+                    lowered = self._refined(args)
+                    if lowered is None:
+                        lowered = self._flat_lower(*args)
+                    compiled = lowered.compile()
                     self._cache[key] = compiled
         return compiled
 
@@ -245,12 +350,29 @@ class Lowered:
     """A lowered (and optimized) StableHLO module for one argument signature; for a
     graph with host ops, its segments (``program``)."""
 
-    def __init__(self, graph: Graph, module: ir.Module | None, device, program: Program | None = None):
+    def __init__(self, graph: Graph, module: ir.Module | None, device, program: Program | None = None,
+                 *, key: str | None = None, stored: Any = None):
         self.graph = graph
         #: the jax Device the module is compiled for
         self.device = device
         self.program = program
-        self._module = module
+        self._ir = module
+        #: the graph key (``graph_key``) the optimized module is stored under once compiled
+        self._key = key
+        #: the ``runtime.cache.ModuleEntry`` a warm process found (``_ir`` then stays
+        #: None until the module is asked for)
+        self._stored = stored
+
+    @property
+    def _module(self) -> ir.Module | None:
+        if self._ir is None and self._stored is not None:
+            from ..runtime.load import parse_module
+            self._ir = parse_module(self._stored.bytecode)
+        return self._ir
+
+    @_module.setter
+    def _module(self, module: ir.Module | None) -> None:
+        self._ir = module
 
     @property
     def platform(self) -> str:
@@ -276,12 +398,28 @@ class Lowered:
     def compile(self) -> "Compiled | CompiledProgram":
         if self.program is not None:
             return with_pytrees(CompiledProgram(self.program))
-        bytecode = module_to_bytecode(self._module)
+        if any(t.is_symbolic for t in self.graph.input_types):
+            raise ValueError("a shape-polymorphic module (symbolic dims) cannot be compiled as it is: "
+                             "call the function (each new shape refines the module), or load "
+                             "lowered.serialize() with hlograph.load")
+        entry = self._stored
+        if entry is not None:  # found by the graph key: not parsed
+            prepare_custom_call_targets(entry.targets, self.platform)
+        elif self._key is not None:
+            module = self._module
+            entry = graph_key.entry_for(module, module_to_bytecode(module), module_fingerprint(module))
+        if entry is not None:
+            bytecode, fingerprint, dots = entry.bytecode, entry.fingerprint, entry.dots
+        else:
+            bytecode, fingerprint, dots = module_to_bytecode(self._module), module_fingerprint(self._module), None
         try:
             loaded, device = executables.compile_bytecode(bytecode, self.platform, self.device,
-                                                   module_fingerprint(self._module))
+                                                   fingerprint, dots)
         except JaxRuntimeError as e:
             raise CompileError(f"XLA could not compile the module for {self.device}: {e}") from None
+        if entry is not None and self._stored is None:
+            store_module(self._key, entry)
+            self._stored = entry  # compiling again needs neither bytecode nor fingerprint anew
         exe = executables.Executable(loaded, device, self.graph.input_types, self.graph.output_types)
         return with_pytrees(Compiled(self.graph, exe))
 

@@ -35,8 +35,10 @@ class PytreeCalls:
     def _call_with_keywords(self, args: tuple, kwargs: dict) -> Any:
         return self(*args, **kwargs)
 
-    def lower(self, *arg_specs: Any, **kwarg_specs: Any) -> Any:
+    def lower(self, *arg_specs: Any, symbolic: bool = False, **kwarg_specs: Any) -> Any:
         """Lowers for argument specs given in the graph's input structure."""
+        if symbolic:
+            return super().lower(symbolic=True)
         return super().lower(*self.graph.bind(arg_specs, kwarg_specs))
 
     def _flat_lower(self, *specs: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Tensor types of the graph IR: a dtype and a static shape (``None`` = unknown dim)."""
+"""Tensor types of the graph IR: a dtype and a static shape (``None`` = unknown dim;
+a ``SymDim`` = a symbolic dim, in graphs specialized for shape-polymorphic lowering)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Any, Iterable
 
 import ml_dtypes
 import numpy as np
+
+from .symbolic import SymDim
 
 __all__ = ["TensorType", "as_dtype", "DTYPES", "dtype_name"]
 
@@ -33,6 +36,8 @@ _SUPPORTED = frozenset(DTYPES.values())
 
 def as_dtype(dtype: Any) -> np.dtype:
     """Normalizes a dtype spec (name, NumPy dtype or scalar type) to a supported np.dtype."""
+    if isinstance(dtype, np.dtype) and dtype in _SUPPORTED:  # the common case: no np.dtype() call
+        return dtype
     if isinstance(dtype, str) and dtype in DTYPES:
         return DTYPES[dtype]
     try:
@@ -71,8 +76,8 @@ def _as_shape(shape: Iterable[int | None] | int) -> tuple[int | None, ...]:
         shape = (shape,)
     out = []
     for d in shape:
-        if d is None:
-            out.append(None)
+        if type(d) is int and d >= 0 or d is None or type(d) is SymDim:
+            out.append(d)
             continue
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
             raise ValueError(f"a dimension must be a non-negative int or None, got {d!r}")
@@ -104,7 +109,17 @@ class TensorType:
         """Number of elements, or None when a dim is unknown."""
         if not self.is_static:
             return None
+        if self.is_symbolic:
+            n = 1
+            for d in self.shape:
+                n = d * n
+            return n
         return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def is_symbolic(self) -> bool:
+        """Whether a dim is a ``SymDim`` (a graph specialized for shape-polymorphic lowering)."""
+        return any(type(d) is SymDim for d in self.shape)
 
     def with_shape(self, shape) -> "TensorType":
         return TensorType(self.dtype, shape)
@@ -121,7 +136,7 @@ class TensorType:
         )
 
     def __str__(self) -> str:
-        dims = ",".join("?" if d is None else str(d) for d in self.shape)
+        dims = ",".join("?" if d is None else str(d).replace(" ", "") for d in self.shape)
         return f"{dtype_name(self.dtype)}[{dims}]"
 
     __repr__ = __str__

@@ -7,10 +7,14 @@ import logging
 import time
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from ..frontend.graph import Apply, Constant, Graph, Variable
+from ..frontend.symbolic import SymDim, SymbolicDimError
+from ..frontend.types import TensorType
 from . import emit
 from .context import HostCalls, LoweringContext, ModuleContext
-from ..xla.mlir import func, ir, make_context, tensor_type
+from ..xla.mlir import func, hlo, ir, make_context, tensor_type
 from ..xla.ffi import host_call
 from ..xla import log
 from .registry import get_rule, has_rule
@@ -87,7 +91,13 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
             rule = rules[type(node.op)] = rule_for(node.op, mctx)
         operands = [env[id(v)] if id(v) in env else value_of(env, v) for v in node.inputs]
         with _location(node, i, file_locs, op_names):
-            results = rule(LoweringContext(mctx, node), *operands)
+            try:
+                results = rule(LoweringContext(mctx, node), *operands)
+            except Exception as e:
+                if any(v.type.is_symbolic for v in (*node.inputs, *node.outputs)):
+                    raise SymbolicDimError(f"{node.op} needs static shapes to lower "
+                                           f"({type(e).__name__}: {e})") from None
+                raise
         if len(results) != len(node.outputs):
             raise LoweringError(
                 f"the rule for {node.op} returned {len(results)} values for {len(node.outputs)} outputs"
@@ -100,9 +110,25 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
             env[id(out)] = res
 
 
+def _dimension_variables(inputs: Sequence[Variable], args) -> dict[str, ir.Value]:
+    """The value of every dimension variable of the inputs' symbolic dims (0-d i64,
+    the size of the first argument dimension it names); empty for static inputs."""
+    values: dict[str, ir.Value] = {}
+    i64 = tensor_type(TensorType(np.int64, ()))
+    for v, arg in zip(inputs, args):
+        for axis, d in enumerate(v.type.shape):
+            if type(d) is not SymDim:
+                continue
+            (name,) = d.variables
+            if name not in values:
+                values[name] = hlo.convert(i64, hlo.get_dimension_size(arg, axis))
+    return values
+
+
 def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = None,
                 mesh: Any = None, host_calls: HostCalls | None = None) -> ir.Module:
-    """Lowers a graph whose types are all static into a new module, for ``platform``
+    """Lowers a graph whose types are all static (or symbolic: a graph specialized
+    to ``SymDim``s lowers to a shape-polymorphic module) into a new module, for ``platform``
     (None: jax's default backend; rules may choose platform-specific lowerings),
     for ``mesh`` (sharding constraints become Shardy annotations) and with
     ``host_calls`` (host ops and library loops called from inside the module)."""
@@ -125,7 +151,8 @@ def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = 
         entry = main.add_entry_block()
         env: dict[int, ir.Value] = {id(v): a for v, a in zip(graph.inputs, entry.arguments)}
         with ir.InsertionPoint(entry):
-            emit_nodes(mctx, graph.nodes, env)
+            with emit.symbolic_dims(_dimension_variables(graph.inputs, entry.arguments)):
+                emit_nodes(mctx, graph.nodes, env)
             func.ReturnOp([value_of(env, v) for v in graph.outputs])
         try:
             module.operation.verify()

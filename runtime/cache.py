@@ -15,10 +15,16 @@ used entries are evicted first. Both variables are read on every use.
 
 One entry is one file ``<key>.hlgexe``: a header (magic, format version, key,
 payload length, SHA-256 of the payload) and the payload, the serialized
-executable. Entries are written to a temporary file in the same directory
+executable. Beside them, ``<key>.hlgmod`` entries (same header) hold the
+optimized StableHLO module of a graph under a key computed from the graph itself
+(``compiler/graph_key.py``), with what compiling it needs (``ModuleEntry``): a
+process that finds one skips lowering and the pass pipeline, and then finds the
+executable under the module's key. Both kinds share the size bound and the LRU
+order. Entries are written to a temporary file in the same directory
 and renamed into place, so readers see a whole entry or none. An entry that is
 missing, truncated, corrupt, stored under another key or that jaxlib cannot
-load is a miss: the module is compiled again and the entry replaced. Several
+load is a miss (a damaged one is logged as a warning on ``hlograph.cache``):
+the module is lowered or compiled again and the entry replaced. Several
 threads and processes may share one directory; files that vanish while they
 are read, touched or evicted are skipped.
 """
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import os
 import re
@@ -45,7 +52,8 @@ from ..xla import log, mlir, pjrt
 __all__ = [
     "ENV_DIR", "ENV_MAX_BYTES", "DEFAULT_MAX_BYTES", "ExecutableCache", "CacheEntry",
     "cache_dir", "default_cache_dir", "max_bytes", "get_cache", "cache_key",
-    "compile_cached", "stats", "reset_stats",
+    "compile_cached", "stats", "reset_stats", "MODULE_SUFFIX", "ModuleEntry", "load_module",
+    "store_module", "count_module_skip",
 ]
 
 ENV_DIR = "HLOGRAPH_CACHE_DIR"
@@ -57,7 +65,12 @@ FORMAT_VERSION = 1
 #: magic, format version, key (sha256), payload length, sha256 of the payload
 HEADER = struct.Struct("<8sI32sQ32s")
 SUFFIX = ".hlgexe"
-_ENTRY_NAME = re.compile(r"[0-9a-f]{64}" + re.escape(SUFFIX))
+#: the suffix of optimized-module entries (found by a graph's key)
+MODULE_SUFFIX = ".hlgmod"
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}(?:" + re.escape(SUFFIX) + "|" + re.escape(MODULE_SUFFIX) + ")")
+#: the counter names of each kind of entry: executables count ``corrupt``, ``writes``,
+#: ``write_errors``; modules the same names with a ``module_`` prefix
+_KIND_PREFIX = {SUFFIX: "", MODULE_SUFFIX: "module_"}
 _TMP_PREFIX = ".tmp-"
 #: temporary files older than this were left by writers that died mid-write
 _STALE_TMP_SECONDS = 3600.0
@@ -154,7 +167,9 @@ def cache_key(program: bytes, devices: Sequence, options, runtime: str) -> str:
 # --- per-process counters ------------------------------------------------------------
 
 _stats_lock = threading.Lock()
-_STAT_NAMES = ("hits", "misses", "corrupt", "writes", "write_errors", "evictions", "uncached")
+_STAT_NAMES = ("hits", "misses", "corrupt", "writes", "write_errors", "evictions", "uncached",
+               "module_hits", "module_misses", "module_skipped", "module_corrupt", "module_writes",
+               "module_write_errors")
 _stats = dict.fromkeys(_STAT_NAMES, 0)
 _warned_dirs: set[str] = set()
 
@@ -168,7 +183,11 @@ def stats() -> dict[str, int]:
     """This process's counters: ``hits`` (executables loaded from disk),
     ``misses`` (compiled, then stored), ``corrupt`` (entries rejected on read),
     ``writes``, ``write_errors``, ``evictions`` and ``uncached`` (compiled with
-    the cache disabled)."""
+    the cache disabled); for optimized modules found by a graph's key:
+    ``module_hits`` (lowering and passes skipped), ``module_misses`` (lowered),
+    ``module_skipped`` (graphs that are not keyed, or whose module is not
+    stored: see the ``hlograph.cache`` log for the reason), ``module_corrupt``,
+    ``module_writes`` and ``module_write_errors``."""
     with _stats_lock:
         return dict(_stats)
 
@@ -201,43 +220,48 @@ class ExecutableCache:
         self.directory = Path(directory)
         self.max_bytes = int(max_bytes)
 
-    def path(self, key: str) -> Path:
-        """The file of the entry of ``key``."""
-        return self.directory / (key + SUFFIX)
+    def path(self, key: str, suffix: str = SUFFIX) -> Path:
+        """The file of the entry of ``key`` (``suffix``: ``SUFFIX`` for an executable,
+        ``MODULE_SUFFIX`` for an optimized module)."""
+        return self.directory / (key + suffix)
 
-    def read(self, key: str) -> bytes | None:
+    def read(self, key: str, suffix: str = SUFFIX) -> bytes | None:
         """The verified payload stored under ``key``, or None (missing or rejected)."""
-        path = self.path(key)
+        path = self.path(key, suffix)
         try:
             with open(path, "rb") as f:
                 header = f.read(HEADER.size)
                 if len(header) != HEADER.size:
-                    return self._reject()
+                    return self.reject(path, "truncated header")
                 magic, version, stored_key, length, digest = HEADER.unpack(header)
-                if magic != MAGIC or version != FORMAT_VERSION or stored_key != bytes.fromhex(key):
-                    return self._reject()
+                if magic != MAGIC or version != FORMAT_VERSION:
+                    return self.reject(path, "not an entry of this format")
+                if stored_key != bytes.fromhex(key):
+                    return self.reject(path, "stored under another key")
                 if os.fstat(f.fileno()).st_size != HEADER.size + length:
-                    return self._reject()
+                    return self.reject(path, "truncated or extended")
                 payload = f.read(length)
         except FileNotFoundError:
             return None
         except OSError:  # unreadable, or the directory is not a directory
             return None
         if len(payload) != length or hashlib.sha256(payload).digest() != digest:
-            return self._reject()
+            return self.reject(path, "checksum mismatch")
         return payload
 
     @staticmethod
-    def _reject() -> None:
-        _count("corrupt")
+    def reject(path: Path, why: str) -> None:
+        """Counts and logs (a warning) a damaged entry, which is then a miss; returns None."""
+        _count(_KIND_PREFIX.get(path.suffix, "") + "corrupt")
+        log.CACHE.warning("on-disk entry %s is damaged (%s): ignored", path, why)
         return None
 
-    def touch(self, key: str) -> None:
+    def touch(self, key: str, suffix: str = SUFFIX) -> None:
         """Marks the entry of ``key`` as just used."""
         with contextlib.suppress(OSError):
-            os.utime(self.path(key))
+            os.utime(self.path(key, suffix))
 
-    def write(self, key: str, payload: bytes) -> bool:
+    def write(self, key: str, payload: bytes, suffix: str = SUFFIX) -> bool:
         """Stores ``payload`` under ``key`` atomically, replacing any entry; False
         when it could not be written (it is then simply not cached) or is larger
         than the whole cache."""
@@ -247,7 +271,7 @@ class ExecutableCache:
                              hashlib.sha256(payload).digest())
         for attempt in range(3):
             try:
-                self._write_file(key, header, payload)
+                self._write_file(key, header, payload, suffix)
                 break
             except OSError as e:
                 # FileNotFoundError and FileExistsError also come from the directory
@@ -255,15 +279,15 @@ class ExecutableCache:
                 race = isinstance(e, (FileNotFoundError, FileExistsError))
                 if race and attempt < 2:
                     continue
-                _count("write_errors")
+                _count(_KIND_PREFIX[suffix] + "write_errors")
                 if not race or self.directory.exists() and not self.directory.is_dir():
                     self._warn_once(e)
                 return False
         self._fsync_directory()
-        _count("writes")
+        _count(_KIND_PREFIX[suffix] + "writes")
         return True
 
-    def _write_file(self, key: str, header: bytes, payload: bytes) -> None:
+    def _write_file(self, key: str, header: bytes, payload: bytes, suffix: str) -> None:
         unique = f"{os.getpid()}-{threading.get_ident()}-{uuid.uuid4().hex[:8]}"
         tmp = self.directory / f"{_TMP_PREFIX}{key[:16]}-{unique}"
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -274,7 +298,7 @@ class ExecutableCache:
                 f.write(payload)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, self.path(key))
+            os.replace(tmp, self.path(key, suffix))
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -448,8 +472,7 @@ def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerpr
             try:
                 loaded = pjrt.deserialize_executable(client, payload, devices, options)
             except Exception:  # jaxlib cannot load it (a stray file with a valid header)
-                _count("corrupt")
-                log.CACHE.info("on-disk entry %s rejected: jaxlib cannot load it", key)
+                cache.reject(cache.path(key), "jaxlib cannot load it")
             else:
                 cache.touch(key)
                 _count("hits")
@@ -467,3 +490,92 @@ def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerpr
         if cache.write(key, payload):
             cache.evict()
     return loaded
+
+
+# --- optimized modules by graph key ----------------------------------------------------------
+
+#: the payload of a module entry: the length of its JSON description, then the
+#: description (fingerprint, matrix products, custom-call targets), then the bytecode
+_MODULE_META = struct.Struct("<I")
+
+
+@dataclass(frozen=True)
+class ModuleEntry:
+    """An optimized StableHLO module as a graph key finds it: everything compiling
+    it needs without parsing it again."""
+
+    #: the module's bytecode (with the source locations of the graph that was lowered)
+    bytecode: bytes
+    #: ``mlir.module_fingerprint`` of the module: the executable's cache key covers it
+    fingerprint: bytes
+    #: the module's matrix products (``mlir.dot_shapes``), for the compile options
+    dots: tuple
+    #: the ``call_target_name`` of its custom calls, made runnable before compiling
+    targets: tuple[str, ...]
+
+    def encode(self) -> bytes:
+        meta = json.dumps({"fingerprint": self.fingerprint.hex(), "dots": [list(d) for d in self.dots],
+                           "targets": list(self.targets)}, separators=(",", ":")).encode()
+        return _MODULE_META.pack(len(meta)) + meta + self.bytecode
+
+    @classmethod
+    def decode(cls, payload: bytes) -> "ModuleEntry":
+        """Raises ValueError (or a subclass) on bytes ``encode`` did not make."""
+        if len(payload) < _MODULE_META.size:
+            raise ValueError("too short")
+        (n,) = _MODULE_META.unpack_from(payload)
+        start = _MODULE_META.size
+        if start + n > len(payload):
+            raise ValueError("description longer than the payload")
+        meta = json.loads(payload[start:start + n])
+        fingerprint = bytes.fromhex(meta["fingerprint"])
+        dots = tuple(mlir.DotShape(*d) for d in meta["dots"])
+        targets = tuple(str(t) for t in meta["targets"])
+        if len(fingerprint) != 32:
+            raise ValueError("bad fingerprint")
+        return cls(bytes(payload[start + n:]), fingerprint, dots, targets)
+
+
+def load_module(key: str) -> ModuleEntry | None:
+    """The optimized module stored under the graph key ``key``, or None (a miss:
+    the cache is off, there is no entry, or it is damaged)."""
+    cache = get_cache()
+    if cache is None:
+        return None
+    start = time.perf_counter()
+    payload = cache.read(key, MODULE_SUFFIX)
+    entry = None
+    if payload is not None:
+        try:
+            entry = ModuleEntry.decode(payload)
+        except (ValueError, KeyError, TypeError):
+            cache.reject(cache.path(key, MODULE_SUFFIX), "not a module entry")
+    if entry is None:
+        _count("module_misses")
+        log.CACHE.info("graph key %s: no stored module in %s: lowering", key, cache.directory)
+        return None
+    cache.touch(key, MODULE_SUFFIX)
+    _count("module_hits")
+    log.CACHE.info("graph key %s: optimized module loaded from %s in %.2f ms (lowering and passes "
+                   "skipped)", key, cache.directory, (time.perf_counter() - start) * 1e3)
+    return entry
+
+
+def store_module(key: str, entry: ModuleEntry) -> bool:
+    """Stores ``entry`` under the graph key ``key`` (atomically; concurrent writers
+    of one key leave one whole entry); False when the cache is off or the write failed."""
+    cache = get_cache()
+    if cache is None:
+        return False
+    if not cache.write(key, entry.encode(), MODULE_SUFFIX):
+        return False
+    log.CACHE.debug("graph key %s: optimized module stored (%d bytes)", key, len(entry.bytecode))
+    cache.evict()
+    return True
+
+
+def count_module_skip(reason: str, *args) -> None:
+    """Counts a graph whose module is not looked up or stored by key, and logs why
+    (``reason % args``) on ``hlograph.cache``."""
+    _count("module_skipped")
+    log.CACHE.info("graph not keyed: " + reason, *args)

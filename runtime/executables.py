@@ -29,14 +29,16 @@ def get_client(platform: str | None = "cpu"):
 
 
 def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
-                     fingerprint: bytes | None = None):
+                     fingerprint: bytes | None = None, dots=None):
     """Compiles a StableHLO module (bytecode) with PJRT for ``device`` (default:
     the platform's first device); returns (loaded executable, device).
 
     Cached in memory by ``fingerprint`` (``mlir.module_fingerprint``: the
     program without source locations; default: a hash of the bytecode),
     platform and device (LRU, bounded), then on disk across processes
-    (``runtime.cache``: ``HLOGRAPH_CACHE_DIR``)."""
+    (``runtime.cache``: ``HLOGRAPH_CACHE_DIR``). ``dots``: the module's matrix
+    products (``mlir.dot_shapes``) when the caller knows them (default: read
+    from the bytecode, which parses it)."""
     client = get_client(platform)
     device = device if device is not None else client.local_devices()[0]
     program = hashlib.sha256(bytecode).digest() if fingerprint is None else fingerprint
@@ -48,7 +50,7 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
             log.CACHE.info("in-memory hit %s for %s", program.hex(), device)
             return exe, device
     log.CACHE.debug("in-memory miss %s for %s", program.hex(), device)
-    exe = compile_cached(client, bytecode, [device], module_compile_options(client, bytecode, device),
+    exe = compile_cached(client, bytecode, [device], module_compile_options(client, bytecode, device, dots),
                          fingerprint)
     with _lock:
         _cache[key] = exe
@@ -57,15 +59,21 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
     return exe, device
 
 
-def module_compile_options(client, bytecode: bytes, device):
+def module_compile_options(client, bytecode: bytes, device, dots=None):
     """The PJRT compile options for one module on ``device``: on XLA:CPU, whether
     dots go to YNNPACK fusions depends on the module's matrix products
-    (``pjrt.ynn_fusion_wanted``). The choice is part of the options, so of the
-    executable's cache key; it is a function of the program, so the in-memory
-    key (the program's fingerprint) needs nothing more."""
+    (``pjrt.ynn_fusion_wanted``), and whether its fusions go through XLA's MLIR
+    fusion emitters on its size (``pjrt.fusion_emitters_wanted``). The choices
+    are part of the options, so of the executable's cache key; they are a
+    function of the program, so the in-memory key (the program's fingerprint)
+    needs nothing more. ``dots``: the module's
+    matrix products if known (default: read from ``bytecode``)."""
     if client.platform != "cpu":
         return pjrt.compile_options(device)
-    return pjrt.compile_options(device, ynn_fusion=pjrt.ynn_fusion_wanted(mlir.bytecode_dot_shapes(bytecode)))
+    if dots is None:
+        dots = mlir.bytecode_dot_shapes(bytecode)
+    return pjrt.compile_options(device, ynn_fusion=pjrt.ynn_fusion_wanted(dots),
+                                fusion_emitters=pjrt.fusion_emitters_wanted(bytecode))
 
 
 def clear_cache() -> None:

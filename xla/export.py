@@ -138,6 +138,31 @@ def refine_arguments(module: ir.Module, arg_types: Sequence[str]) -> ir.Module:
         return ir.Module.parse(refined)
 
 
+def refine_to_static(module: ir.Module, arg_types: Sequence[str]) -> ir.Module:
+    """A copy of ``module`` (in its context) specialized to the static argument types
+    ``arg_types``: StableHLO's ``stablehlo-refine-arguments``, ``-refine-shapes`` and
+    ``-canonicalize-dynamism`` in one pipeline. For modules hlograph lowered with
+    symbolic dims (no shape assertions: ``refine_arguments`` handles jax.export's).
+
+    Raises:
+        ValueError: the types do not fit the module (MLIR's diagnostic).
+    """
+    hlo.register_stablehlo_passes()  # idempotent
+    with module.context:
+        copy = module.operation.clone()
+        types = ",".join(arg_types)
+        pm = passmanager.PassManager.parse(
+            f"builtin.module(stablehlo-refine-arguments{{types='{types}'}},stablehlo-refine-shapes,"
+            "func.func(stablehlo-canonicalize-dynamism))")
+        try:
+            pm.run(copy)
+            copy.verify()
+        except ir.MLIRError as e:
+            raise ValueError(f"the module does not refine to the argument types ({types}): {e}") from None
+        # (a clone is a ModuleOp; the rest of the pipeline takes an ir.Module)
+        return ir.Module.parse(copy.get_asm(binary=True, enable_debug_info=True))
+
+
 def custom_call_targets(module: ir.Module) -> list[str]:
     """The ``call_target_name`` of every ``stablehlo.custom_call`` in ``module``,
     in order of first appearance."""

@@ -107,7 +107,10 @@ def tensor_type(t) -> ir.RankedTensorType:
     ``dtype`` and ``is_static``)."""
     if not t.is_static:
         raise ValueError(f"cannot lower the non-static type {t}; give concrete shapes to lower()")
-    return ir.RankedTensorType.get(t.shape, element_type(t.dtype))
+    shape = t.shape
+    if not all(type(d) is int for d in shape):  # symbolic dims (shape-polymorphic lowering)
+        shape = [d if type(d) is int else ir.ShapedType.get_dynamic_size() for d in shape]
+    return ir.RankedTensorType.get(shape, element_type(t.dtype))
 
 
 def dense_attr(value: np.ndarray) -> ir.DenseElementsAttr:

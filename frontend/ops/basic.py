@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..graph import Constant, Variable
+from ..symbolic import SymDim, dim_max
 from ..types import DTYPES, TensorType, as_dtype, is_float
 
 __all__ = ["tensor", "scalar", "constant", "as_variable"]
@@ -17,9 +18,20 @@ __all__ = ["tensor", "scalar", "constant", "as_variable"]
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
-def tensor(name: str, shape: Iterable[int | None] = (), dtype: Any = "float32") -> Variable:
-    """A graph input: ``tensor("x", (3, None), "float32")``; ``None`` marks an unknown dim."""
-    return Variable(TensorType(dtype, shape), name=name)
+def tensor(name: str, shape: Iterable[int | str | None] = (), dtype: Any = "float32") -> Variable:
+    """A graph input: ``tensor("x", (3, None), "float32")``; ``None`` marks an unknown
+    dim, a name (``tensor("x", ("b", 4))``) an unknown dim that every input naming it
+    shares: a shape-polymorphic lowering (``Function.lower(symbolic=True)``) keeps
+    it as one symbolic size, and a call must give equal sizes there."""
+    if isinstance(shape, (int, np.integer)) or not any(isinstance(d, str) for d in shape):
+        return Variable(TensorType(dtype, shape), name=name)
+    shape = tuple(shape)
+    for d in shape:
+        if isinstance(d, str) and not d.isidentifier():
+            raise ValueError(f"a symbolic dimension name must be an identifier, got {d!r}")
+    v = Variable(TensorType(dtype, [None if isinstance(d, str) else d for d in shape]), name=name)
+    v.dim_names = tuple(d if isinstance(d, str) else None for d in shape)
+    return v
 
 
 def scalar(name: str, dtype: Any = "float32") -> Variable:
@@ -105,6 +117,22 @@ def broadcast_shapes(*shapes: Sequence[int | None], op: str = "broadcast") -> tu
     for i in range(ndim):
         dims = [s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0]
         known = {d for d in dims if d is not None and d != 1}
+        if any(type(d) is SymDim for d in known):
+            # symbolic dims broadcast with 1, with themselves and with a known size
+            # (checked when a call refines them); two different ones give their max
+            ints = {d for d in known if type(d) is not SymDim}
+            if len(ints) > 1:
+                raise ValueError(
+                    f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast")
+            if ints:
+                out.append(ints.pop())
+            else:
+                syms = sorted(known, key=str)
+                d = syms[0]
+                for e in syms[1:]:
+                    d = dim_max(d, e)
+                out.append(d)
+            continue
         if len(known) > 1:
             raise ValueError(
                 f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast"

@@ -53,7 +53,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import symbolic
 from ..graph import Apply, Constant, Op, Variable
+from ..symbolic import SymDim
 from ..types import TensorType, is_complex
 from ..types import is_inexact
 from . import elemwise as ew
@@ -87,6 +89,8 @@ def _fmt_entry(e) -> str:
 
 def slice_length(entry: tuple, dim: int) -> int:
     """How many elements ``slice(*entry)`` selects from a dim of size ``dim``."""
+    if type(dim) is SymDim:
+        return symbolic.slice_length(entry, dim)
     return len(range(*slice(*entry).indices(dim)))
 
 

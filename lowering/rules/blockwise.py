@@ -14,6 +14,7 @@ import math
 from ...frontend.graph import Apply
 from ...frontend.ops.blockwise import Blockwise
 from ...frontend.types import DTYPES, TensorType
+from .. import emit
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant
 from ..lower import emit_nodes
@@ -27,7 +28,7 @@ _I64 = DTYPES["int64"]
 
 
 def _reshape(x: ir.Value, from_shape: tuple[int, ...], to: TensorType, ir_type) -> ir.Value:
-    return x if tuple(from_shape) == to.shape else hlo.reshape(ir_type(to), x)
+    return x if tuple(from_shape) == to.shape else emit.reshape(x, to)
 
 
 def _emit_core(ctx: LoweringContext, core: Apply, args: list[ir.Value]) -> list[ir.Value]:
@@ -59,7 +60,7 @@ def lower_blockwise(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]
             args = []
             for x, v in zip(flat_in, core.inputs):
                 sl = hlo.slice(x, [i] + [0] * v.ndim, [i + 1, *v.shape], [1] * (v.ndim + 1))
-                args.append(hlo.reshape(ir_type(v.type), sl))
+                args.append(emit.reshape(sl, v.type))
             for j, r in enumerate(_emit_core(ctx, core, args)):
                 rows[j].append(hlo.reshape(one_out[j], r))
         results = [r[0] if n == 1 else hlo.concatenate(r, 0) for r in rows]
@@ -87,7 +88,7 @@ def _loop(ctx: LoweringContext, core: Apply, n: int, flat_in: list[ir.Value],
         core_args = []
         for x, v in zip(b_inputs, core.inputs):
             sl = hlo.dynamic_slice(x, [i] + [zero] * v.ndim, [1, *v.shape])
-            core_args.append(hlo.reshape(ctx.module.ir_type(v.type), sl))
+            core_args.append(emit.reshape(sl, v.type))
         outs = _emit_core(ctx, core, core_args)
         new_stacks = [hlo.dynamic_update_slice(s, hlo.reshape(t, r), [i] + [zero] * (len(ft.shape) - 1))
                       for s, r, t, ft in zip(b_stacks, outs, one_out, flat_out)]

@@ -14,6 +14,7 @@ import itertools
 from ...frontend.graph import Graph
 from ...frontend.ops.control import Composite, IfElse, Scan, Switch, WhileLoop
 from ...frontend.types import DTYPES, TensorType
+from .. import emit
 from ..context import LoweringContext
 from ..emit import compare, constant, scalar_type
 from ..lower import emit_nodes, value_of
@@ -122,11 +123,11 @@ def lower_scan(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
         for s, t, inner in zip(b_seqs, seq_types, op.step.inputs):
             starts = [i] + [zero] * (t.ndim - 1)
             sl = hlo.dynamic_slice(s, starts, i64_array([1, *t.shape[1:]]))
-            slices.append(hlo.reshape(ctx.module.ir_type(inner.type), sl))
+            slices.append(emit.reshape(sl, inner.type))
         outs = _emit_graph(ctx, op.step, [*slices, *b_states, *b_others])
         new_stacks = []
         for stack, out, t in zip(b_stacks, [o for o, st in zip(outs, op.stacked) if st], stacked_types):
-            row = hlo.reshape(tensor_type(TensorType(t.dtype, (1, *t.shape[1:]))), out)
+            row = emit.reshape(out, TensorType(t.dtype, (1, *t.shape[1:])))
             new_stacks.append(hlo.dynamic_update_slice(stack, row, [i] + [zero] * (t.ndim - 1)))
         new_states = [v for v, r in zip(outs, op.recurrent) if r]
         hlo.return_([hlo.add(i, constant(1, _I64)), *new_states, *new_stacks, *b_seqs, *b_others])

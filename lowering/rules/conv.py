@@ -8,7 +8,7 @@ from ...frontend.ops.conv import ConvGeneralDilated
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import convert
-from ...xla.mlir import element_type, hlo, ir
+from ...xla.mlir import element_type, hlo, ir, tensor_type
 from ..registry import register
 
 _HALF = (DTYPES["float16"], DTYPES["bfloat16"])
@@ -38,7 +38,7 @@ def lower_conv_general_dilated(ctx: LoweringContext, lhs: ir.Value, rhs: ir.Valu
     padding = ir.DenseIntElementsAttr.get(np.asarray(op.padding, np.int64).reshape(n, 2),
                                           type=i64)
     result = hlo.convolution(
-        ir.RankedTensorType.get(out.shape, element_type(acc)), lhs, rhs, dnums,
+        tensor_type(TensorType(acc, out.shape)), lhs, rhs, dnums,
         ir.IntegerAttr.get(i64, op.feature_group_count), ir.IntegerAttr.get(i64, op.batch_group_count),
         window_strides=list(op.window_strides), padding=padding,
         lhs_dilation=list(op.lhs_dilation), rhs_dilation=list(op.rhs_dilation),

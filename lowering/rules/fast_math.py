@@ -40,12 +40,12 @@ import os
 import numpy as np
 
 from ...frontend.ops import elemwise as ew
-from ...frontend.types import TensorType
+from ...frontend.types import DTYPES, TensorType
 from ..context import LoweringContext
 from ..emit import compare, constant, convert, reduce_region, signbit
 from ...xla.mlir import chlo, hlo, i64_array, ir, tensor_type
 from ..registry import register
-from .elemwise import lower_nary
+from .elemwise import lower_inverse, lower_nary
 
 __all__ = ["FAST_DTYPES", "ENV_MIN_ELEMENTS", "DEFAULT_MIN_ELEMENTS", "min_elements"]
 
@@ -55,6 +55,8 @@ _BOOL = np.dtype("bool")
 
 #: dtypes that take the fast path (computed in float64); others use the default rule
 FAST_DTYPES = frozenset({"float32", "float16", "bfloat16"})
+
+_FAST = frozenset(np.dtype(n) if n != "bfloat16" else DTYPES["bfloat16"] for n in FAST_DTYPES)
 
 ENV_MIN_ELEMENTS = "HLOGRAPH_FAST_MATH_MIN_ELEMENTS"
 DEFAULT_MIN_ELEMENTS = 4096
@@ -70,8 +72,9 @@ def min_elements() -> int:
 
 
 def _fast(t: TensorType) -> bool:
-    """Whether a tensor of type ``t`` takes the fast path."""
-    return t.dtype.name in FAST_DTYPES and math.prod(t.shape) >= min_elements()
+    """Whether a tensor of type ``t`` takes the fast path (a symbolic dim counts as its
+    least size, 1: the static dims alone must reach the threshold)."""
+    return t.dtype in _FAST and math.prod(d if type(d) is int else 1 for d in t.shape) >= min_elements()
 
 
 #: |x| above this takes XLA's own op (the reduction's products stay exact below 2**28 * pi/2)
@@ -304,7 +307,7 @@ def _inverse_trig_f64(e: _Emitter, xd: ir.Value, which: str) -> ir.Value:
 def _lower_inverse_trig(which: str, xla_op, ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
     if not _fast(t):
-        return lower_nary(xla_op, ctx, x)
+        return lower_inverse(ctx, x)  # the default rule (complex special values included)
     e = _Emitter(t.shape)
     r = convert(_inverse_trig_f64(e, convert(x, t, _F64), which), e.t, t.dtype)
     return [r if which == "arccos" else _tiny_is_identity(x, t, r)]

@@ -19,8 +19,11 @@ from ...frontend.ops import indexing as ix
 from ...frontend.ops.basic import broadcast_shapes
 from ...frontend.ops.indexing import slice_length
 from ...frontend.types import DTYPES, TensorType
+from .. import emit
 from ..context import LoweringContext
-from ..emit import broadcast_to, compare, constant, convert, is_nan, reduce_region, scalar_type
+from ..emit import (broadcast_to, compare, constant, convert, is_nan, reduce_region, reshape, scalar_type,
+                    slice_static)
+from ...frontend.symbolic import SymDim, slice_indices
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
@@ -30,24 +33,26 @@ def _slice_bounds(entry, dim: int) -> tuple[int, int, int, int, bool]:
     elements as ``entry`` (an int or a (start, stop, step) slice) from a dim of size ``dim``;
     a negative step selects them in ascending order, to be reversed afterwards."""
     if not isinstance(entry, tuple):
-        i = entry % dim
+        i = entry % dim if type(dim) is not SymDim else (entry if entry >= 0 else dim + entry)
         return i, i + 1, 1, 1, False
-    start, stop, step = slice(*entry).indices(dim)
-    n = len(range(start, stop, step))
+    start, stop, step = slice_indices(entry, dim)
+    symbolic = type(dim) is SymDim
+    n = len(range(start, stop, step)) if not symbolic else slice_length(entry, dim)
     if n == 0:
         return 0, 0, 1, 0, False
     last = start + (n - 1) * step
     if step > 0:
         return start, last + 1, step, n, False
-    return last, start + 1, -step, n, n > 1
+    return last, start + 1, -step, n, symbolic or n > 1
 
 
-def _apply_bounds(x: ir.Value, bounds: list[tuple], in_shape: tuple) -> tuple[ir.Value, tuple]:
+def _apply_bounds(x: ir.Value, bounds: list[tuple], in_type: TensorType) -> tuple[ir.Value, tuple]:
     """``x`` sliced by per-dim ``_slice_bounds`` (a slice only where it cuts or steps, a
     reverse for negative steps); returns the value and the per-dim counts."""
+    in_shape = in_type.shape
     starts, limits, strides, counts, flips = zip(*bounds) if bounds else ((),) * 5
     if list(starts) != [0] * len(in_shape) or list(limits) != list(in_shape) or any(s != 1 for s in strides):
-        x = hlo.slice(x, i64_array(starts), i64_array(limits), i64_array(strides))
+        x = slice_static(x, in_type, starts, limits, strides)
     reverse = [a for a, flip in enumerate(flips) if flip]
     if reverse:
         x = hlo.reverse(x, i64_array(reverse))
@@ -58,9 +63,9 @@ def _apply_bounds(x: ir.Value, bounds: list[tuple], in_shape: tuple) -> tuple[ir
 def lower_subtensor(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     in_shape = ctx.in_types[0].shape
     entries = [e for e in ctx.op.idx if e is not None]
-    x, counts = _apply_bounds(x, [_slice_bounds(e, d) for e, d in zip(entries, in_shape)], in_shape)
+    x, counts = _apply_bounds(x, [_slice_bounds(e, d) for e, d in zip(entries, in_shape)], ctx.in_types[0])
     if counts != ctx.out_type.shape:
-        x = hlo.reshape(tensor_type(ctx.out_type), x)
+        x = reshape(x, ctx.out_type)
     return [x]
 
 
@@ -94,8 +99,8 @@ def _stack_last(columns: list[Column], shape: tuple) -> ir.Value:
     every column is known."""
     if all(isinstance(c, np.ndarray) for c in columns):
         return constant(np.stack(columns, axis=-1), _INDEX, (*shape, len(columns)))
-    t = ir.RankedTensorType.get([*shape, 1], scalar_type(_INDEX).element_type)
-    cols = [hlo.reshape(t, constant(c, _INDEX, shape) if isinstance(c, np.ndarray) else c)
+    t = TensorType(_INDEX, [*shape, 1])
+    cols = [reshape(constant(c, _INDEX, shape) if isinstance(c, np.ndarray) else c, t)
             for c in columns]
     return cols[0] if len(cols) == 1 else hlo.concatenate(cols, len(shape))
 
@@ -108,12 +113,13 @@ def _expand(shape: tuple, dims: list[int], ndim: int) -> tuple:
     return tuple(out)
 
 
-def _apply_slices(x: ir.Value, idx: tuple, in_shape: tuple) -> tuple[ir.Value, tuple]:
+def _apply_slices(x: ir.Value, idx: tuple, in_type: TensorType) -> tuple[ir.Value, tuple]:
     """``x`` with every slice entry of ``idx`` applied (array-indexed dims kept whole)."""
+    in_shape = in_type.shape
     entries = [e for e in idx if e is not None]
     bounds = [_slice_bounds(e, d) if ix._is_slice(e) else (0, d, 1, d, False)
               for e, d in zip(entries, in_shape)]
-    return _apply_bounds(x, bounds, in_shape)
+    return _apply_bounds(x, bounds, in_type)
 
 
 def _index_shape(ctx: LoweringContext, first_index: int) -> tuple:
@@ -128,7 +134,7 @@ def lower_advanced_subtensor(ctx: LoweringContext, x: ir.Value, *indices: ir.Val
     _, gathered_shape, at = ix.advanced_shapes(idx, x_type.shape, index_shape)
     entries = [e for e in idx if e is not None]
     axes = [a for a, e in enumerate(entries) if e == ix.ARRAY]
-    y, y_shape = _apply_slices(x, idx, x_type.shape)
+    y, y_shape = _apply_slices(x, idx, x_type)
     if out_type.size == 0 or any(y_shape[a] == 0 for a in axes):
         # nothing to gather (an index into an empty dim has no valid value: perform raises)
         return [constant(0, out_type.dtype, out_type.shape)]
@@ -145,7 +151,7 @@ def lower_advanced_subtensor(ctx: LoweringContext, x: ir.Value, *indices: ir.Val
     out = hlo.gather(y, starts, dnums, i64_array(slice_sizes), indices_are_sorted=False,
                      results=[gathered_type])
     if gathered_shape != out_type.shape:
-        out = hlo.reshape(tensor_type(out_type), out)
+        out = emit.reshape(out, out_type)
     return [out]
 
 
@@ -168,7 +174,7 @@ def lower_advanced_inc_subtensor(ctx: LoweringContext, x: ir.Value, v: ir.Value,
         return [x]
     updates = broadcast_to(v, v_type, target_shape)
     if target_shape != gathered_shape:
-        updates = hlo.reshape(tensor_type(TensorType(x_type.dtype, gathered_shape)), updates)
+        updates = emit.reshape(updates, TensorType(x_type.dtype, gathered_shape))
     if x_type.ndim == 0:  # the update is elementwise
         return [_update_region(mode, x_type.dtype)(x, updates)]
     entries = [e for e in idx if e is not None]

@@ -12,6 +12,7 @@ from ...frontend.ops.linalg import (
     LUFactor, Pinv, Slogdet, Solve, SolveSylvester, SolveTriangular,
 )
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
+from .. import emit
 from ..context import LoweringContext
 from ..emit import convert
 from ..bridge import lower_with_jax
@@ -86,7 +87,7 @@ def _drop_dims(x: ir.Value, t: TensorType, dims: Sequence[int]) -> ir.Value:
     if not dims:
         return x
     shape = [s for d, s in enumerate(t.shape) if d not in dims]
-    return hlo.reshape(tensor_type(t.with_shape(shape)), x)
+    return emit.reshape(x, t.with_shape(shape))
 
 
 def _precision(dtype) -> ir.ArrayAttr | None:
@@ -113,7 +114,7 @@ def lower_dot_general(ctx: LoweringContext, a: ir.Value, b: ir.Value) -> list[ir
     # float16/bfloat16 accumulate in float32 and round once, like NumPy
     acc_dtype = DTYPES["float32"] if out.dtype in HALF_DTYPES else out.dtype
     dg_shape = [out.shape[p] for p in plan.labels]
-    dg_type = ir.RankedTensorType.get(dg_shape, element_type(acc_dtype))
+    dg_type = tensor_type(TensorType(acc_dtype, dg_shape))
     result = hlo.dot_general(dg_type, a, b, dnums, precision_config=_precision(out.dtype))
     perm = [0] * len(plan.labels)
     for j, p in enumerate(plan.labels):

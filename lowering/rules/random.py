@@ -18,6 +18,7 @@ import numpy as np
 
 from ...frontend.ops import random as rnd
 from ...frontend.types import DTYPES, TensorType
+from .. import emit
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant, convert, scalar_type
 from ...xla.mlir import chlo, hlo, i64_array, ir, tensor_type
@@ -43,7 +44,7 @@ def initial_state(key: ir.Value, tag: int) -> ir.Value:
     """The generator state of ``key`` in the stream ``tag``: [key words as one uint64,
     tag << 48] (the counter half starts far from every other stream's)."""
     k64 = hlo.bitcast_convert(tensor_type(TensorType(_UINT64, ())), key)
-    k64 = hlo.reshape(tensor_type(TensorType(_UINT64, (1,))), k64)
+    k64 = emit.reshape(k64, TensorType(_UINT64, (1,)))
     return hlo.concatenate([k64, constant([tag << 48], _UINT64, (1,))], 0)
 
 
@@ -183,8 +184,7 @@ def lower_categorical(ctx: LoweringContext, key: ir.Value, logits: ir.Value) -> 
     u = hlo.maximum(uniform01(key, full, cdt), constant(tiny, cdt, full))
     gumbel = hlo.negate(hlo.log(hlo.negate(hlo.log(u))))
     scores = hlo.add(lg, gumbel)
-    idx = hlo.iota(tensor_type(TensorType(_INT64, full)),
-                   ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(full) - 1))
+    idx = emit.iota(TensorType(_INT64, full), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(full) - 1))
     out_v, out_i = TensorType(cdt, op.shape), TensorType(_INT64, op.shape)
     red = hlo.ReduceOp([tensor_type(out_v), tensor_type(out_i)], [scores, idx],
                        [constant(-np.inf, cdt), constant(0, _INT64)], i64_array([len(full) - 1]))
@@ -207,7 +207,7 @@ def lower_permutation(ctx: LoweringContext, key: ir.Value, x: ir.Value) -> list[
         return [x]
     bits = random_bits(key, (n,), _UINT64)
     if t.ndim > 1:
-        bits = hlo.broadcast_in_dim(tensor_type(t.with_dtype(_UINT64)), bits, i64_array([0]))
+        bits = emit.broadcast_in_dim(bits, t.with_dtype(_UINT64), [0])
     op = hlo.SortOp([bits.type, x.type], [bits, x],
                     dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0),
                     is_stable=ir.BoolAttr.get(True))
@@ -256,12 +256,10 @@ def gamma_sample(key: ir.Value, a: ir.Value, shape: tuple[int, ...], dtype: np.d
         state, x, done, dd, ccb = body.arguments
         state, bits = next_bits(state, bits_shape, wide)
         lim = [1] + list(shape)
-        b_z = hlo.reshape(tensor_type(TensorType(wide, shape)),
-                          hlo.slice(bits, i64_array([0] * len(bits_shape)), i64_array(lim),
-                                    i64_array([1] * len(bits_shape))))
-        b_u = hlo.reshape(tensor_type(TensorType(wide, shape)),
-                          hlo.slice(bits, i64_array([1] + [0] * len(shape)), i64_array([2] + list(shape)),
-                                    i64_array([1] * len(bits_shape))))
+        b_z = emit.reshape(hlo.slice(bits, i64_array([0] * len(bits_shape)), i64_array(lim),
+                                    i64_array([1] * len(bits_shape))), TensorType(wide, shape))
+        b_u = emit.reshape(hlo.slice(bits, i64_array([1] + [0] * len(shape)), i64_array([2] + list(shape)),
+                                    i64_array([1] * len(bits_shape))), TensorType(wide, shape))
         z = _standard_normal(bits_to_unit(b_z, shape, dtype), shape, dtype)
         u = bits_to_unit(b_u, shape, dtype)
         one_cz = hlo.add(c(1), hlo.multiply(ccb, z))
@@ -310,7 +308,7 @@ def lower_dirichlet(ctx: LoweringContext, key: ir.Value, alpha: ir.Value) -> lis
     g = gamma_sample(key, _param(alpha, ctx.in_types[1], cdt, full), full, cdt, rnd.GAMMA_TAG)
     ft = TensorType(cdt, full)
     total, _ = _sum_last(g, ft)
-    out = hlo.divide(g, hlo.broadcast_in_dim(tensor_type(ft), total, i64_array(range(len(full) - 1))))
+    out = hlo.divide(g, emit.broadcast_in_dim(total, ft, range(len(full) - 1)))
     return [convert(out, ft, dtype)]
 
 

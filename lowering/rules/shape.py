@@ -8,6 +8,7 @@ import numpy as np
 
 from ...frontend.ops import shape as sh
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
+from .. import emit
 from ..context import LoweringContext
 from ..emit import broadcast_to, compare, constant, convert
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
@@ -22,7 +23,7 @@ _F32, _F64, _I64 = DTYPES["float32"], DTYPES["float64"], DTYPES["int64"]
 def lower_reshape(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     if ctx.in_types[0].shape == ctx.out_type.shape:
         return [x]
-    return [hlo.reshape(tensor_type(ctx.out_type), x)]
+    return [emit.reshape(x, ctx.out_type)]
 
 
 @register(sh.Transpose)
@@ -101,18 +102,18 @@ def _times_delta(n: int, delta: float, ct: np.dtype) -> ir.Value:
     t = TensorType(ct, (n,))
     mantissa = 24 if ct == _F32 else 53
     if not math.isfinite(delta):
-        return hlo.multiply(hlo.iota(tensor_type(t), 0), _splat(delta, t))
+        return hlo.multiply(emit.iota(t, 0), _splat(delta, t))
     m, e = _significand(delta)
     if abs(m).bit_length() + max(n - 1, 1).bit_length() <= mantissa:
         # every product is exact: contracting it into an FMA changes nothing
-        return hlo.multiply(hlo.iota(tensor_type(t), 0), _splat(delta, t))
+        return hlo.multiply(emit.iota(t, 0), _splat(delta, t))
     if ct == _F32:
         # i * m as an exact integer, rounded once by the conversion, then scaled by a power
         # of two (exact); the index is first rounded to float32, as NumPy's `i * delta` does
         ti = TensorType(_I64, (n,))
-        i = hlo.iota(tensor_type(ti), 0)
+        i = emit.iota(ti, 0)
         if n - 1 > 2 ** 24:
-            i = hlo.convert(tensor_type(ti), hlo.iota(tensor_type(t), 0))
+            i = hlo.convert(tensor_type(ti), emit.iota(t, 0))
         prod = hlo.convert(tensor_type(t), hlo.multiply(i, _splat(m, ti)))
         return hlo.multiply(prod, _splat(math.ldexp(1.0, e), t))
     # float64: split delta into hi + lo of at most 27 significant bits each (Veltkamp), so
@@ -120,7 +121,7 @@ def _times_delta(n: int, delta: float, ct: np.dtype) -> ir.Value:
     shift = max(abs(m).bit_length() - 27, 0)
     m_hi = (abs(m) >> shift << shift) * (1 if m > 0 else -1)
     hi, lo = math.ldexp(m_hi, e), math.ldexp(m - m_hi, e)
-    i = hlo.iota(tensor_type(t), 0)
+    i = emit.iota(t, 0)
     return hlo.add(hlo.multiply(i, _splat(hi, t)), hlo.multiply(i, _splat(lo, t)))
 
 
@@ -168,7 +169,7 @@ def lower_arange(ctx: LoweringContext) -> list[ir.Value]:
     if not (is_float(dt) or is_complex(dt)):
         # integer arithmetic wraps around in the dtype, as NumPy's fill loop does
         delta = (np.array(op.second, dt) - np.array(op.first, dt))[()]
-        out = hlo.iota(tensor_type(t), 0)
+        out = emit.iota(t, 0)
         if delta != 1:
             out = hlo.multiply(out, _splat(delta, t))
         if op.first != 0:
@@ -191,7 +192,7 @@ def lower_arange(ctx: LoweringContext) -> list[ir.Value]:
         patches.append((1, op.second))
     if patches:
         ti = TensorType(_I64, t.shape)
-        iota = hlo.iota(tensor_type(ti), 0)
+        iota = emit.iota(ti, 0)
         for i, value in patches:
             at_i = compare(iota, constant(i, _I64, t.shape), "EQ", _I64)
             out = hlo.select(at_i, constant(value, dt, t.shape), out)

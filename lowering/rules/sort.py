@@ -14,6 +14,7 @@ import numpy as np
 
 from ...frontend.ops import sort as so
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
+from .. import emit
 from ..context import LoweringContext
 from ..emit import compare, constant, real_dtype, scalar_type
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
@@ -78,11 +79,11 @@ def _flatten(x: ir.Value, t: TensorType) -> tuple[ir.Value, TensorType]:
     flat = TensorType(t.dtype, (t.size,))
     if t.shape == flat.shape:
         return x, t
-    return hlo.reshape(tensor_type(flat), x), flat
+    return emit.reshape(x, flat), flat
 
 
 def _iota(t: TensorType, dimension: int) -> ir.Value:
-    return hlo.iota(tensor_type(t.with_dtype(_INT64)), ir.IntegerAttr.get(
+    return emit.iota(t.with_dtype(_INT64), ir.IntegerAttr.get(
         ir.IntegerType.get_signless(64), dimension))
 
 
@@ -92,7 +93,7 @@ def lower_sort(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     if op.axis is None:
         x, t = _flatten(x, t)
     axis = 0 if op.axis is None else op.axis
-    if t.shape[axis] <= 1 or t.size == 0:
+    if not t.is_symbolic and (t.shape[axis] <= 1 or t.size == 0):
         if op.indices:
             return [_iota(t, axis)]
         return [x]

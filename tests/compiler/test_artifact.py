@@ -324,8 +324,12 @@ def test_the_artifacts_doc_runs(tmp_path, monkeypatch, capsys):
 
     monkeypatch.chdir(tmp_path)
     doc = DATA.parent.parent / "docs" / "artifacts.md"
-    (block,) = code_blocks(doc)
-    exec(compile(block, str(doc), "exec"), {"__name__": "docs_artifacts"})
+    first, poly = code_blocks(doc)  # the second block continues the first's names
+    namespace = {"__name__": "docs_artifacts"}
+    exec(compile(first, str(doc), "exec"), namespace)
     assert (tmp_path / "model.mlirbc").read_bytes().startswith(b"ML\xefR")
     out = capsys.readouterr().out
     assert out.count("0.995054") == 8  # tanh(ones @ ones) = tanh(3), 2x4
+    exec(compile(poly, str(doc), "exec"), namespace)
+    assert "tensor<?x3xf32>" in capsys.readouterr().out
+    assert (tmp_path / "poly.mlirbc").read_bytes().startswith(b"ML\xefR")

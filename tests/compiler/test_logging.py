@@ -66,15 +66,21 @@ def test_second_compile_logs_cache_hits(caplog, tmp_path, monkeypatch):
 
     hg.compile(g).lower().compile()
     cache = [r.getMessage() for r in records(caplog, "hlograph.cache")]
-    assert len(cache) == 1 and cache[0].startswith("in-memory hit "), cache
+    # the graph's key finds the optimized module (no lowering), then the executable
+    assert len(cache) == 2 and cache[1].startswith("in-memory hit "), cache
+    assert re.match(r"graph key [0-9a-f]{64}: optimized module loaded from .* \(lowering and passes skipped\)",
+                    cache[0]) and TIME.search(cache[0]), cache
+    assert not any(m.startswith("lowered ") for m in map(logging.LogRecord.getMessage,
+                                                          records(caplog, "hlograph.lower")))
+    assert not records(caplog, "hlograph.passes")
     assert not records(caplog, "hlograph.compile")
 
     caplog.clear()
     executables.clear_cache()
     hg.compile(g).lower().compile()
     cache = [r.getMessage() for r in records(caplog, "hlograph.cache")]
-    assert len(cache) == 1 and cache[0].startswith("on-disk hit ") and TIME.search(cache[0]), cache
-    assert re.search(r"on-disk hit [0-9a-f]{64} in ", cache[0])
+    assert len(cache) == 2 and cache[1].startswith("on-disk hit ") and TIME.search(cache[1]), cache
+    assert re.search(r"on-disk hit [0-9a-f]{64} in ", cache[1])
     assert not records(caplog, "hlograph.compile")
 
 

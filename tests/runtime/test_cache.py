@@ -458,16 +458,19 @@ def test_cli_info_and_clear(cache_dir, capsys):
     _run(_graph(0.6))
     _run(_graph(0.7))
     (cache_dir / "unrelated.txt").write_text("kept")
-    size = sum(e.stat().st_size for e in _entries(cache_dir))
+    # per graph: its executable and its optimized module (found by the graph's key)
+    modules = sorted(cache_dir.glob("*" + cache.MODULE_SUFFIX))
+    assert len(_entries(cache_dir)) == 2 and len(modules) == 2
+    size = sum(e.stat().st_size for e in _entries(cache_dir) + modules)
     assert cli.main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert f"directory: {cache_dir}\n" in out
-    assert "enabled: yes\n" in out and "entries: 2\n" in out
+    assert "enabled: yes\n" in out and "entries: 4\n" in out
     assert f"({size} bytes)" in out and f"({cache.DEFAULT_MAX_BYTES} bytes)" in out
 
     assert cli.main(["cache", "clear"]) == 0
-    assert "removed 2 entries" in capsys.readouterr().out
-    assert _entries(cache_dir) == []
+    assert "removed 4 entries" in capsys.readouterr().out
+    assert _entries(cache_dir) == [] and not list(cache_dir.glob("*" + cache.MODULE_SUFFIX))
     assert (cache_dir / "unrelated.txt").read_text() == "kept"
     assert cli.main(["cache", "info"]) == 0
     assert "entries: 0\n" in capsys.readouterr().out
@@ -509,8 +512,8 @@ def test_cli_as_module(cache_dir):
     proc = subprocess.run([sys.executable, "-m", "hlograph", "cache", "clear"], capture_output=True,
                           text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr
-    assert "removed 1 entry" in proc.stdout
-    assert _entries(cache_dir) == []
+    assert "removed 2 entries" in proc.stdout  # the executable and the optimized module
+    assert _entries(cache_dir) == [] and not list(cache_dir.glob("*" + cache.MODULE_SUFFIX))
 
 
 # --- threads --------------------------------------------------------------------------------
