@@ -11,7 +11,7 @@ from hlograph.testing import print_ir
 # CHECK: %[[C:.+]] = stablehlo.cosine %arg0
 # CHECK: stablehlo.multiply %[[E]], %[[C]]
 # CHECK: %[[S:.+]] = stablehlo.sine %arg0
-# CHECK: stablehlo.multiply %[[S]], %[[E]]
+# CHECK: stablehlo.multiply %[[E]], %[[S]]
 # CHECK: stablehlo.add
 # CHECK-NEXT: return {{.*}} : tensor<2x3xf64>
 x = hg.tensor("x", (2, 3), "float64")
@@ -61,3 +61,25 @@ print_ir("stop_gradient", hg.Graph([x], hg.stop_gradient(x) * 2.0))
 # CHECK: stablehlo.reduce(%[[MASK]] init: {{.*}}) applies stablehlo.add
 # CHECK: stablehlo.divide %[[MASK]], {{.*}} : tensor<3xf32>
 print_ir("grad_max", hg.Graph([x], hg.grad(hg.max(x), x)), pipeline="O2")
+
+# a reshape of an input with two unknown dims: the cotangent is reshaped back (ReshapeLike)
+# CHECK-LABEL: TEST: grad_reshape_unknown_dims float64[?,?]
+# CHECK: func.func public @main(%arg0: tensor<2x3xf64>) -> tensor<2x3xf64>
+# CHECK: %[[G:.+]] = stablehlo.multiply {{.*}} : tensor<6xf64>
+# CHECK: %[[R:.+]] = stablehlo.reshape %[[G]] : (tensor<6xf64>) -> tensor<2x3xf64>
+# CHECK: return %[[R]]
+x = hg.tensor("x", (None, None), "float64")
+print_ir("grad_reshape_unknown_dims", hg.Graph([x], hg.grad(hg.sum(hg.reshape(x, -1) ** 2), x)),
+         ((2, 3), "float64"), pipeline="O2")
+
+# a concatenation of pieces of unknown sizes: the cotangent is sliced (SplitLike)
+# CHECK-LABEL: TEST: grad_concatenate_unknown_sizes float64[?,2]
+# CHECK: func.func public @main(%arg0: tensor<3x2xf64>, %arg1: tensor<1x2xf64>)
+# CHECK: %[[C:.+]] = stablehlo.cosine {{.*}} : tensor<4x2xf64>
+# CHECK-DAG: stablehlo.slice %[[C]] [0:3, 0:2] : (tensor<4x2xf64>) -> tensor<3x2xf64>
+# CHECK-DAG: stablehlo.slice %[[C]] [3:4, 0:2] : (tensor<4x2xf64>) -> tensor<1x2xf64>
+a = hg.tensor("a", (None, 2), "float64")
+b = hg.tensor("b", (None, 2), "float64")
+print_ir("grad_concatenate_unknown_sizes",
+         hg.Graph([a, b], hg.grad(hg.sum(hg.sin(hg.concatenate([a, b]))), [a, b])),
+         ((3, 2), "float64"), ((1, 2), "float64"), pipeline="O2")

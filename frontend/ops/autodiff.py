@@ -2,7 +2,8 @@
 (the engine is frontend/autodiff.py):
 ``StopGradient`` and ``CustomVJPCall`` are identities whose meaning is in their
 gradient rules; ``SumToLike`` sums a cotangent back to the shape it was
-broadcast from, once the graph is specialized to concrete shapes."""
+broadcast from, ``ReshapeLike`` reshapes one back and ``SplitLike`` cuts one into
+the pieces of a concatenation, once the graph is specialized to concrete shapes."""
 
 from __future__ import annotations
 
@@ -141,6 +142,89 @@ class SumToLike(Op):
     def pushforward(self, node, tangents):
         t = tangents[0]
         return [None if t is None else self(t, node.inputs[1])]
+
+
+class ReshapeLike(Op):
+    """``g`` reshaped to the shape of ``like`` (whose values are not read), the same
+    elements in C order. The cotangent of a reshape whose input has more than one
+    unknown dim, resolved when the graph is specialized to concrete shapes."""
+
+    def make_node(self, g: Any, like: Any) -> Apply:
+        g, like = as_variable(g), as_variable(like)
+        if g.type.is_static and like.type.is_static and g.type.size != like.type.size:
+            raise ValueError(f"{self}: {g.type} cannot be reshaped to the shape of {like.type}")
+        return Apply(self, [g, like], [TensorType(g.dtype, like.shape)])
+
+    def perform(self, node, inputs):
+        g, like = inputs
+        if g.size != like.size:
+            raise ValueError(f"{self}: an array of shape {g.shape} cannot be reshaped to {like.shape}")
+        return [g.reshape(like.shape)]
+
+    def pullback(self, node, cotangents):
+        return [reshape_like(cotangents[0], node.inputs[0]), None]
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        return [None if t is None else self(t, node.inputs[1])]
+
+
+def reshape_like(g: Variable, x: Variable) -> Variable:
+    """``g`` reshaped to ``x``'s shape: a ``Reshape`` when at most one dim of ``x`` is
+    unknown, else a ``ReshapeLike`` (resolved once shapes are known)."""
+    if g.ndim == x.ndim and all(a is not None and a == b for a, b in zip(g.shape, x.shape)):
+        return g
+    if x.shape.count(None) <= 1:
+        return sh.Reshape(tuple(-1 if d is None else d for d in x.shape))(g)
+    return ReshapeLike()(g, x)
+
+
+class SplitLike(Op):
+    """``g`` cut along ``axis`` into consecutive pieces as long as the ``likes`` are
+    along it (their values are not read): the inverse of a concatenation. The
+    cotangents of a concatenation of several inputs of unknown size along its axis,
+    resolved when the graph is specialized to concrete shapes."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int):
+        self.axis = int(axis)
+
+    def make_node(self, g: Any, *likes: Any) -> Apply:
+        g, likes = as_variable(g), [as_variable(v) for v in likes]
+        if not likes:
+            raise ValueError(f"{self}: need at least one input to split like")
+        if not 0 <= self.axis < g.ndim:
+            raise ValueError(f"{self}: axis out of range for {g.type}")
+        sizes = [v.shape[self.axis] if v.ndim == g.ndim else -1 for v in likes]
+        if -1 in sizes or (None not in sizes and g.shape[self.axis] is not None
+                           and sum(sizes) != g.shape[self.axis]):
+            raise ValueError(f"{self}: {g.type} cannot be split like "
+                             + ", ".join(str(v.type) for v in likes))
+        outs = []
+        for v in likes:
+            shape = [v.shape[d] if d == self.axis or g.shape[d] is None else g.shape[d] for d in range(g.ndim)]
+            outs.append(TensorType(g.dtype, shape))
+        return Apply(self, [g, *likes], outs)
+
+    def perform(self, node, inputs):
+        g, *likes = inputs
+        sizes = [v.shape[self.axis] for v in likes]
+        if sum(sizes) != g.shape[self.axis]:
+            raise ValueError(f"{self}: an array of shape {g.shape} cannot be split into sizes {sizes}")
+        bounds = np.cumsum([0, *sizes])
+        return [np.array(np.take(g, np.arange(a, b), axis=self.axis)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def pullback(self, node, cotangents):
+        pieces = [c if c is not None else sh.zeros_like(o) for c, o in zip(cotangents, node.outputs)]
+        return [sh.Concatenate(self.axis)(*pieces)] + [None] * (len(node.inputs) - 1)
+
+    def pushforward(self, node, tangents):
+        t = tangents[0]
+        if t is None:
+            return [None] * len(node.outputs)
+        out = self.make_node(t, *node.inputs[1:]).outputs
+        return list(out)
 
 
 class CustomVJPCall(Op):

@@ -864,9 +864,14 @@ def _hermitian_from(t: Variable, lower: bool) -> Variable:
     return s + _mH(s) + _diag_matrix(d)
 
 
-def _hermitian_from_transpose(g: Variable, lower: bool) -> Variable:
-    """The transpose of ``_hermitian_from``: the cotangent of the triangle read."""
-    return _half_diagonal(g + _mH(g), lower)
+def _hermitian_part(x: Variable) -> Variable:
+    """``(x + x^H) / 2``: its own transpose. The derivatives of the ops defined on
+    Hermitian matrices (cholesky, eigh) see their input's Hermitian part, as jax's
+    (``symmetrize_input=True``): a tangent or cotangent of the input is
+    symmetrized, so gradients are Hermitian. Along Hermitian directions this is
+    the derivative of the triangle NumPy reads; others leave the space these ops
+    are defined on."""
+    return (x + _mH(x)) * _const(np.asarray(0.5), x.dtype)
 
 
 def _transposed_pushforward(node: Apply, cotangents: list[Variable | None]) -> list:
@@ -965,9 +970,9 @@ class Cholesky(LinalgOp):
     def compute(self, a):
         return np.linalg.cholesky(a, upper=self.upper)
 
-    # --- derivatives: with S the Hermitian matrix read from a's triangle and S = L L^H,
-    # dL = L Phi(L^-1 dS L^-H), Phi the lower triangle with its diagonal halved; the
-    # pullback is S's cotangent L^-T Phi(L^T Lbar) conj(L)^-1, folded onto the triangle.
+    # --- derivatives: with S = L L^H the Hermitian part of a (``_hermitian_part``, as
+    # jax), dL = L Phi(L^-1 dS L^-H), Phi the lower triangle with its diagonal halved;
+    # the pullback is S's cotangent L^-T Phi(L^T Lbar) conj(L)^-1, symmetrized.
     def _lower_factor(self, node: Apply) -> Variable:
         out = node.outputs[0]
         return _mH(out) if self.upper else out
@@ -984,7 +989,7 @@ class Cholesky(LinalgOp):
         p = _half_diagonal(matmul(_mT(lf), lbar), lower=True)
         m = SolveTriangular(lower=True, trans=1)(lf, p)                 # L^-T P
         g = _mT(SolveTriangular(lower=True, trans=2)(lf, _mT(m)))       # ... conj(L)^-1
-        return [_hermitian_from_transpose(g, lower=not self.upper)]
+        return [_hermitian_part(g)]
 
     def pushforward(self, node, tangents):
         (t,) = tangents
@@ -994,7 +999,7 @@ class Cholesky(LinalgOp):
         if undefined is not None:
             return [undefined]
         lf = self._lower_factor(node)
-        s = _hermitian_from(t, lower=not self.upper)
+        s = _hermitian_part(t)
         tmp = SolveTriangular(lower=True)(lf, s)                         # L^-1 S
         x = SolveTriangular(lower=True)(lf, _mH(tmp))                    # L^-1 S L^-H
         dl = matmul(lf, _half_diagonal(x, lower=True))
@@ -1219,7 +1224,7 @@ class Eigh(LinalgOp):
             return tuple(np.linalg.eigh(a, UPLO=self.uplo))
         return (np.linalg.eigvalsh(a, UPLO=self.uplo),)
 
-    # --- derivatives: with S the Hermitian matrix read from a's triangle and
+    # --- derivatives: with S the Hermitian part of a (``_hermitian_part``, as jax) and
     # X = V^H dS V: dw = Re diag(X), dV = V (F * X), F = 1 / (w_j - w_i) off the
     # diagonal (degenerate eigenvalues give inf/nan, as in jax).
     def _vectors(self, node: Apply) -> tuple[Variable, Variable]:
@@ -1248,7 +1253,7 @@ class Eigh(LinalgOp):
             term = multiply(self._f(w, v.dtype), matmul(_mT(v), cv))
             xbar = term if xbar is None else xbar + term
         g = matmul(matmul(_cj(v), xbar), _mT(v))
-        return [_hermitian_from_transpose(g, lower=self.uplo == "L")]
+        return [_hermitian_part(g)]
 
     def pushforward(self, node, tangents):
         (t,) = tangents
@@ -1259,7 +1264,7 @@ class Eigh(LinalgOp):
         if undefined is not None:
             return [undefined] * n_out
         w, v = self._vectors(node)
-        x = matmul(matmul(_mH(v), _hermitian_from(t, lower=self.uplo == "L")), v)
+        x = matmul(matmul(_mH(v), _hermitian_part(t)), v)
         dw = _diag_part(x)
         dw = real(dw) if is_complex(dw.dtype) else dw
         if not self.compute_v:

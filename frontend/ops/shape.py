@@ -19,7 +19,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..graph import Apply, Op, Variable
-from ..graph import UndefinedGradient
 from ..types import is_inexact
 from ..types import DTYPES, TensorType, as_dtype, is_complex
 from .basic import as_variable, normalize_axes, normalize_axis, promote
@@ -116,10 +115,8 @@ class Reshape(Op):
         (x,) = node.inputs
         if not is_inexact(x.dtype):
             return [None]
-        if x.shape.count(None) > 1:
-            return [UndefinedGradient(f"the cotangent cannot be reshaped back to {x.type}, "
-                                      f"which has more than one unknown dim")]
-        return [Reshape(tuple(-1 if d is None else d for d in x.shape))(cotangents[0])]
+        from .autodiff import reshape_like  # (autodiff's helpers import this module)
+        return [reshape_like(cotangents[0], x)]
 
     def pushforward(self, node, tangents):
         return [_linear(self, tangents[0])]
@@ -309,9 +306,9 @@ class Concatenate(Op):
             return [None] * len(xs)
         sizes = [x.shape[self.axis] for x in xs]
         if sizes.count(None) > 1:
-            why = UndefinedGradient("concatenate's gradient needs the sizes of the inputs "
-                                    "along the axis (all but one) to be known")
-            return [why] * len(xs)
+            # the sizes are known once the graph is specialized to concrete shapes
+            from .autodiff import SplitLike
+            return SplitLike(self.axis).make_node(ct, *xs).outputs
         from .construct import SpecifyShape
         from .indexing import Subtensor
         # the pieces before the one of unknown size counted from the start, those after

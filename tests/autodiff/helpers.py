@@ -43,7 +43,8 @@ def check_grads(fn: Callable[..., hg.Variable], jax_fn: Callable[..., Any] | Non
                 args: Sequence[Any], *, argnums: Sequence[int] | None = None,
                 rng: np.random.Generator | None = None, fd: bool = True, fd_eps: float = 1e-6,
                 fd_tol: float = 1e-5, tol: tuple[float, float] | None = None,
-                compiled: bool = True, names: Sequence[str] | None = None) -> dict:
+                compiled: bool = True, names: Sequence[str] | None = None,
+                tangent_map: Callable[[np.ndarray], np.ndarray] | None = None) -> dict:
     """Checks the derivatives of ``fn`` (Variables -> one Variable) at ``args``.
 
     Builds the graph from inputs of the args' dtypes and shapes, then its vector-Jacobian
@@ -53,7 +54,9 @@ def check_grads(fn: Callable[..., hg.Variable], jax_fn: Callable[..., Any] | Non
     runs through ``hg.evaluate`` and, with ``compiled``, ``hg.compile``; the results must
     agree with each other, with jax's ``vjp``/``jvp`` of ``jax_fn`` (float64 mode; skipped
     when ``jax_fn`` is None) and with central finite differences of the forward graph's
-    reference along the tangents. Returns the arrays computed, for further checks."""
+    reference along the tangents. ``tangent_map`` maps each random tangent first (e.g.
+    onto Hermitian matrices, where an op is defined on them). Returns the arrays
+    computed, for further checks."""
     rng = rng if rng is not None else np.random.default_rng(0)
     args = [np.asarray(a) for a in args]
     if argnums is None:
@@ -64,6 +67,8 @@ def check_grads(fn: Callable[..., hg.Variable], jax_fn: Callable[..., Any] | Non
     wrt = [xs[i] for i in argnums]
     ct = random_like(rng, y.shape, y.dtype)
     ts = [random_like(rng, args[i].shape, args[i].dtype) for i in argnums]
+    if tangent_map is not None:
+        ts = [np.asarray(tangent_map(t), dtype=t.dtype) for t in ts]
     if is_complex(y.dtype):
         grads = hg.vjp(y, wrt, ct)
     else:

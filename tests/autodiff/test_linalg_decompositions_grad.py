@@ -1,8 +1,10 @@
 """Gradients of the decompositions and solvers (frontend/ops/linalg.py) against jax and
 finite differences, in float64 and complex128, single and stacked matrices.
 
-Ops that read one triangle of their input (cholesky, eigh, the triangular solvers) are
-compared with jax functions that read the same triangle; eigenvectors and singular
+The triangular solvers read one triangle of their input and are compared with jax
+functions that read the same triangle. cholesky and eigh are defined on Hermitian
+matrices: their derivatives see the input's Hermitian part, as jax's (symmetric
+gradients), so they are compared with jax's defaults along Hermitian tangents; eigenvectors and singular
 vectors are compared in a fixed gauge (the first component of each made real and
 positive), the only way two implementations agree on them. Each check covers several
 variants at once (one function of several inputs, its outputs flattened together), so
@@ -78,11 +80,37 @@ def test_cholesky(complex_, rng):
         return _flat([hg.cholesky(x), hg.cholesky(x, upper=True), hg.cholesky((y + hg.conj(y.T)) / 2)])
 
     def jax_fn(x, y):
-        lower = jnp.linalg.cholesky(_hermitian_jnp(x), symmetrize_input=False)
-        upper = jnp.linalg.cholesky(_hermitian_jnp(x, lower=False), symmetrize_input=False)
-        return _jflat([lower, jnp.conj(jnp.swapaxes(upper, -1, -2)), jnp.linalg.cholesky(y)])
+        lower = jnp.linalg.cholesky(x)
+        return _jflat([lower, jnp.conj(jnp.swapaxes(lower, -1, -2)), jnp.linalg.cholesky(y)])
 
-    check_grads(fn, jax_fn, [_spd(rng, (2, 3, 3), complex_), _spd(rng, (3, 3), complex_)], rng=rng)
+    check_grads(fn, jax_fn, [_spd(rng, (2, 3, 3), complex_), _spd(rng, (3, 3), complex_)], rng=rng,
+                tangent_map=_hermitian_np)
+
+
+def _hermitian_np(t):
+    return (t + np.conj(np.swapaxes(t, -1, -2))) / 2
+
+
+@pytest.mark.parametrize("name", ["cholesky", "eigvalsh", "eigh_vectors"])
+def test_hermitian_ops_gradients_are_jax_s(name, rng):
+    # a matrix argument used directly: the gradient is Hermitian, as jax.grad's
+    # (jnp.linalg.cholesky/eigh symmetrize their input), not one triangle's
+    w = rng.normal(size=(4, 4))
+    fns = {
+        "cholesky": (lambda a: hg.sum(hg.linalg.cholesky(a) * w), lambda a: jnp.sum(jnp.linalg.cholesky(a) * w)),
+        "eigvalsh": (lambda a: hg.sum(hg.linalg.eigvalsh(a) ** 2), lambda a: jnp.sum(jnp.linalg.eigvalsh(a) ** 2)),
+        "eigh_vectors": (lambda a: hg.sum(hg.abs(hg.linalg.eigh(a)[1]) * w),
+                         lambda a: jnp.sum(jnp.abs(jnp.linalg.eigh(a)[1]) * w)),
+    }
+    hf, jf = fns[name]
+    a0 = _spd(rng, (4, 4)) + np.diag([0.0, 1.0, 3.0, 6.0])
+    a = hg.tensor("a", (4, 4), "float64")
+    got = hg.compile(hg.Graph([a], hg.grad(hf(a), a)))(a0)
+    import jax
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.grad(jf)(a0))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(got, got.T, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("complex_", [False, True])
@@ -96,12 +124,13 @@ def test_eigh(complex_, rng):
 
     def jax_fn(x):
         parts = []
-        for lower in (True, False):
-            w, v = jnp.linalg.eigh(_hermitian_jnp(x, lower), symmetrize_input=False)
+        for _ in "LU":
+            w, v = jnp.linalg.eigh(x)
             parts += [w, v * _jgauge(v), w]
         return _jflat(parts)
 
-    check_grads(fn, jax_fn, [_spd(rng, (2, 3, 3), complex_) + np.diag([0.0, 1.0, 3.0])], rng=rng)
+    check_grads(fn, jax_fn, [_spd(rng, (2, 3, 3), complex_) + np.diag([0.0, 1.0, 3.0])], rng=rng,
+                tangent_map=_hermitian_np)
 
 
 # --- svd, qr -----------------------------------------------------------------------------------

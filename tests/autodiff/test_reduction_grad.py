@@ -76,6 +76,21 @@ def test_softmax_family(name, case, rng):
     check_grads(lambda x: fn(x, axis=axis), lambda x: jfn(x, axis=axis), [rng.normal(size=shape)], rng=rng)
 
 
+def test_log_softmax_pullback_reuses_the_forward_output():
+    """ct - exp(out) * sum(ct): the pullback reads log_softmax's output (one exp of it; no
+    second max, log or sum of exponentials), so the lowered value-and-grad module has one
+    exponential for the forward and one for exp(out)."""
+    x = hg.tensor("x", (4, 5), "float32")
+    w = hg.tensor("w", (4, 5), "float32")
+    out = hg.log_softmax(x, axis=-1)
+    graph = hg.Graph([x, w], [out, hg.grad(hg.sum(out * w), x)])
+    ops = [type(n.op).__name__ for n in graph.nodes]
+    assert ops.count("LogSoftmax") == 1 and "LogSumExp" not in ops and "Log" not in ops
+    exps = [n for n in graph.nodes if type(n.op).__name__ == "Exp"]
+    assert len(exps) == 1 and exps[0].inputs[0] is out
+    assert hg.compile(graph).lower().as_text().count("stablehlo.exponential") == 2
+
+
 def _lax_cum(fn):
     def cum(x, axis):
         if axis is None:

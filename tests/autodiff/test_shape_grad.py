@@ -1,8 +1,9 @@
 """Gradients of the shape and construction Ops against jax and finite differences:
 reshape, transpose, broadcast_to, expand_dims, squeeze, concatenate and stack, full and
 full_like of a graph fill value, pad in every mode, specify_shape, NumPy compositions
-built from them; 0-d and empty inputs; unknown dims (concatenate with one size
-unknown, FullLike, reshape); Ops without inputs or with integer outputs."""
+built from them; 0-d and empty inputs; unknown dims (concatenate with one or several
+sizes unknown, FullLike, reshape back to one or several unknown dims, second order
+through the Ops those gradients make); Ops without inputs or with integer outputs."""
 
 import jax
 import jax.numpy as jnp
@@ -117,15 +118,92 @@ def test_unknown_dims(rng):
     _grads_with_types(fn, fn, [(None, 4), (6, None)], [rng.normal(size=(3, 4)), rng.normal(size=(6, 2))])
 
 
-def test_undefined_where_sizes_are_unknown():
-    """Reshaping a cotangent back to a shape with two unknown dims, and concatenating inputs
-    of two unknown sizes along the axis, have no gradient: the error says why."""
+def _fd_check(fn, types, args, rng, eps=1e-6):
+    """hlograph's gradient of sum(sin(fn(xs))) against central finite differences of the
+    forward graph along a random direction."""
+    xs = [hg.tensor(f"x{i}", t, "float64") for i, t in enumerate(types)]
+    loss = hg.sum(hg.sin(fn(*xs)))
+    grads = hg.compile(hg.Graph(xs, hg.grad(loss, xs)))(*args)
+    forward = hg.Graph(xs, loss)
+    ts = [rng.normal(size=a.shape) for a in args]
+    moved = [hg.evaluate(forward, *(a + sign * eps * t for a, t in zip(args, ts))) for sign in (1, -1)]
+    fd = (moved[0] - moved[1]) / (2 * eps)
+    np.testing.assert_allclose(sum(np.vdot(g, t) for g, t in zip(grads, ts)), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("types", [
+    [(None, None), (None, 3), (1, 3)],       # two unknown sizes, then a known one
+    [(None, 3), (None, 3), (None, 3)],       # every size unknown
+    [(2, None), (None, None), (None, 3)],    # an empty piece last
+])
+def test_concatenate_with_several_unknown_sizes(types, rng):
+    """The pieces of the cotangent are cut once the sizes are known (SplitLike)."""
+    args = [rng.normal(size=(2, 3)), rng.normal(size=(4, 3)),
+            rng.normal(size=(0 if types[2] == (None, 3) and types[0] == (2, None) else 1, 3))]
+    fn = _either(lambda a, b, c: hg.concatenate([a, b * 2.0, c * c]), lambda a, b, c: jnp.concatenate([a, b * 2.0, c * c]))
+    _grads_with_types(fn, fn, types, args)
+    _fd_check(fn, types, args, rng)
+
+
+def test_concatenate_with_unknown_sizes_along_a_later_axis(rng):
+    args = [rng.normal(size=(2, 3, 1)), rng.normal(size=(2, 3, 4))]
+    fn = _either(lambda a, b: hg.concatenate([a ** 2, b], axis=-1), lambda a, b: jnp.concatenate([a ** 2, b], axis=-1))
+    _grads_with_types(fn, fn, [(2, None, None), (None, 3, None)], args)
+    _fd_check(fn, [(2, None, None), (None, 3, None)], args, rng)
+
+
+@pytest.mark.parametrize("types, shape", [
+    ([(None, None)], (-1,)),
+    ([(None, None, 2)], (3, -1)),
+    ([(None, 4, None)], (2, 2, -1)),
+])
+def test_reshape_back_to_several_unknown_dims(types, shape, rng):
+    """The cotangent is reshaped back once the input's dims are known (ReshapeLike)."""
+    arg = rng.normal(size=tuple(d if d is not None else n for d, n in zip(types[0], (3, 4, 2))))
+    fn = _either(lambda x: hg.reshape(x, shape) ** 3, lambda x: jnp.reshape(x, shape) ** 3)
+    _grads_with_types(fn, fn, types, [arg])
+    _fd_check(fn, types, [arg], rng)
+
+
+def test_second_order_through_reshape_like_and_split_like(rng):
+    """Hessian-vector products (reverse over reverse, forward over reverse) through the
+    Ops the first gradient made, against jax."""
     x = hg.tensor("x", (None, None), "float64")
-    with pytest.raises(hg.NotDifferentiableError, match="more than one unknown dim"):
-        hg.grad(hg.sum(hg.reshape(x, -1) ** 2), x)
-    with pytest.raises(hg.NotDifferentiableError, match="all but one"):
-        hg.grad(hg.sum(hg.concatenate([x, x * 2.0])), x)
-    # no gradient needed, no error
+    y = hg.tensor("y", (None, 3), "float64")
+    v = hg.tensor("v", (None, None), "float64")
+
+    def f(a, b, m):
+        return m.sum(m.sin(m.concatenate([m.reshape(a, (-1, 3)), b * b])) ** 2)
+
+    g = hg.grad(f(x, y, hg), x)
+    hvp_rev = hg.grad(hg.sum(g * v), x)
+    hvp_fwd = hg.jvp(g, [x], [v])
+    graph = hg.Graph([x, y, v], [hvp_rev, hvp_fwd])
+    assert {"ReshapeLike", "SplitLike"} <= {type(n.op).__name__ for n in graph.nodes}
+    xv, yv, vv = rng.normal(size=(2, 6)), rng.normal(size=(2, 3)), rng.normal(size=(2, 6))
+    with jax.enable_x64(True):
+        grad = jax.grad(lambda a: f(a, yv, jnp))
+        ref = np.asarray(jax.jvp(grad, (xv,), (vv,))[1])
+    for out in (hg.evaluate(graph, xv, yv, vv), hg.compile(graph)(xv, yv, vv)):
+        for o in out:
+            np.testing.assert_allclose(o, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_reshape_like_and_split_like_check_their_sizes():
+    from hlograph.frontend.ops.autodiff import ReshapeLike, SplitLike
+    a, b = hg.tensor("a", (2, 3), "float64"), hg.tensor("b", (4,), "float64")
+    with pytest.raises(ValueError, match="cannot be reshaped"):
+        ReshapeLike()(a, b)
+    with pytest.raises(ValueError, match="cannot be split"):
+        SplitLike(0)(a, hg.tensor("c", (1, 3), "float64"), hg.tensor("d", (2, 3), "float64"))
+    x, y = hg.tensor("x", (None, None), "float64"), hg.tensor("y", (None,), "float64")
+    graph = hg.Graph([x, y], ReshapeLike()(x, y))
+    with pytest.raises(ValueError, match="cannot be reshaped"):
+        hg.evaluate(graph, np.zeros((2, 3)), np.zeros(5))
+    parts = SplitLike(0)(x, x, x)
+    with pytest.raises(ValueError, match="cannot be split"):
+        hg.evaluate(hg.Graph([x], parts), np.zeros((3, 2)))
+    # no gradient needed, no Op
     g = hg.grad(hg.sum(hg.reshape(hg.stop_gradient(x), -1)) + hg.sum(x), x)
     np.testing.assert_array_equal(hg.evaluate(hg.Graph([x], g), np.zeros((2, 3))), np.ones((2, 3)))
 
