@@ -15,13 +15,19 @@ time at the largest size (cProfile, by own time).
 
 ``--compile`` times the whole way instead: definition -> first result (build
 the graph, lower, compile with XLA, first call; jax: trace, lower, compile,
-first call) and the steady per-call median, for hlograph's O2 pipeline
+first call) and the steady per-call median, for hlograph's O2 pipeline with
+the compile options it picks per module (``O2``; ``xla-default``: with XLA's
+own fusion emitters whatever the size, ``HLOGRAPH_XLA_FUSION_EMITTERS=on``),
 without and with ``hlograph-bound-fusion`` (optimization barriers every
-``--every`` elementwise ops; ``none`` = O2 without the pass) and for jax.jit.
+``--every`` elementwise ops; ``none`` = O2 without the pass), and for jax.jit.
 The disk cache is off and the in-memory one emptied, so every repetition
-compiles.
+compiles. ``--graph`` picks the graph: ``chain`` (above), ``sincos`` (sin, cos,
+add on float32[8]) or ``mixed`` (blocks of ``tanh(h @ w)`` and eight
+elementwise ops on float32[64, 64], four weights taken in turn; n counts ops).
 
     python bench/lowering_scaling.py --compile --sizes 1000,5000 --every none,250,500,1000
+    python bench/lowering_scaling.py --compile --graph sincos --every O2,xla-default
+    python bench/lowering_scaling.py --compile --graph mixed --sizes 5000 --every O2,xla-default
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ import hlograph as hg  # noqa: E402
 from hlograph.runtime import executables  # noqa: E402
 
 SHAPE = (8,)
+MIXED_SHAPE = (64, 64)
+MIXED_WEIGHTS = 4
 
 
 def build_graph(n: int) -> hg.Graph:
@@ -67,6 +75,52 @@ def make_jax_fn(n: int):
             v = jnp.exp(v) if k == 0 else v + y if k == 1 else v * y if k == 2 else jnp.tanh(v)
         return v
     return chain
+
+
+def _sincos(v, y, n: int, sin, cos):
+    for i in range(n):
+        k = i % 3
+        v = sin(v) if k == 0 else cos(v) if k == 1 else v + y
+    return v
+
+
+def build_sincos(n: int) -> hg.Graph:
+    x = hg.tensor("x", SHAPE, "float32")
+    y = hg.tensor("y", SHAPE, "float32")
+    return hg.Graph([x, y], _sincos(x, y, n, hg.sin, hg.cos))
+
+
+def make_jax_sincos(n: int):
+    return lambda x, y: _sincos(x, y, n, jnp.sin, jnp.cos)
+
+
+def _mixed(h, y, ws, n: int, tanh, sin, cos):
+    """Blocks of 10 ops: ``tanh(h @ w)`` (w taken in turn), then sin, *y, cos, +y twice."""
+    for i in range(n // 10):
+        h = tanh(h @ ws[i % len(ws)])
+        for j in range(8):
+            k = j % 4
+            h = sin(h) if k == 0 else h * y if k == 1 else cos(h) if k == 2 else h + y
+    return h
+
+
+def build_mixed(n: int) -> hg.Graph:
+    x = hg.tensor("x", MIXED_SHAPE, "float32")
+    y = hg.tensor("y", MIXED_SHAPE, "float32")
+    ws = [hg.tensor(f"w{i}", MIXED_SHAPE, "float32") for i in range(MIXED_WEIGHTS)]
+    return hg.Graph([x, y, *ws], _mixed(x, y, ws, n, hg.tanh, hg.sin, hg.cos))
+
+
+def make_jax_mixed(n: int):
+    return lambda x, y, *ws: _mixed(x, y, ws, n, jnp.tanh, jnp.sin, jnp.cos)
+
+
+#: --graph: (hlograph graph of n ops, jax function of n ops, shapes of the inputs)
+GRAPHS = {
+    "chain": (build_graph, make_jax_fn, [SHAPE] * 2),
+    "sincos": (build_sincos, make_jax_sincos, [SHAPE] * 2),
+    "mixed": (build_mixed, make_jax_mixed, [MIXED_SHAPE] * (2 + MIXED_WEIGHTS)),
+}
 
 
 def _timed(fn):
@@ -117,10 +171,15 @@ def _steady(fn, args, budget: float = 0.5) -> float:
     return statistics.median(times)
 
 
-def compile_table(sizes: list[int], everies: list[str], repeat: int) -> None:
+def compile_table(sizes: list[int], everies: list[str], repeat: int, graph: str = "chain") -> None:
+    from hlograph.xla import pjrt
+
+    build, make_jax, shapes = GRAPHS[graph]
     rng = np.random.default_rng(0)
-    args = [rng.uniform(-1, 1, SHAPE).astype(np.float32) for _ in range(2)]
-    variants = [f"hg every={e}" if e not in ("none", "O2") else f"hg {e}" for e in everies] + ["jax.jit"]
+    # weights of the mixed graph scaled so that products stay O(1)
+    args = [rng.uniform(-1, 1, s).astype(np.float32) / (8 if i >= 2 else 1) for i, s in enumerate(shapes)]
+    variants = [f"hg every={e}" if e not in ("none", "O2", "xla-default") else f"hg {e}"
+                for e in everies] + ["jax.jit"]
     first = {(n, v): [] for n in sizes for v in variants}
     steady = {(n, v): [] for n in sizes for v in variants}
     for r in range(repeat):
@@ -128,21 +187,24 @@ def compile_table(sizes: list[int], everies: list[str], repeat: int) -> None:
             order = variants if r % 2 == 0 else variants[::-1]
             for v in order:
                 executables.clear_cache()  # hlograph's in-memory executables: compile again
+                if v == "hg xla-default":
+                    os.environ[pjrt.FUSION_EMITTERS_ENV] = "on"
                 t0 = time.perf_counter()
                 if v == "jax.jit":
-                    fn = jax.jit(make_jax_fn(n))
+                    fn = jax.jit(make_jax(n))
                 else:
                     every = v.split("=")[1] if "=" in v else v.split()[1]
-                    fn = hg.compile(build_graph(n), pipeline="O2" if every == "O2" else _pipeline(every))
+                    fn = hg.compile(build(n), pipeline="O2" if every in ("O2", "xla-default") else _pipeline(every))
                 out = np.asarray(fn(*args))
                 first[n, v].append(time.perf_counter() - t0)
+                os.environ.pop(pjrt.FUSION_EMITTERS_ENV, None)
                 steady[n, v].append(_steady(fn, args))
                 if not np.all(np.isfinite(out)):
                     raise SystemExit(f"{v} at n={n}: non-finite result {out}")
                 print(f"  (repeat {r} n={n} {v}: first result {first[n, v][-1]:.2f}s, "
                       f"per call {steady[n, v][-1] * 1e6:.1f}us)", file=sys.stderr, flush=True)
-    print(f"definition -> first result and steady per call, chain of n elementwise ops on float32[8] "
-          f"(jax/jaxlib {jax.__version__}); median of {repeat}")
+    print(f"definition -> first result and steady per call, {graph} graph of n ops "
+          f"(jax/jaxlib {jax.__version__}); median of {repeat}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'nodes':>6s} {'variant':>18s} {'first result':>13s} {'vs jax':>7s} {'per call':>10s} {'vs jax':>7s}")
     for n in sizes:
         jf = statistics.median(first[n, "jax.jit"])
@@ -161,13 +223,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top", type=int, default=25, help="functions shown by --profile")
     p.add_argument("--compile", action="store_true",
                    help="time definition -> first result and steady calls instead of lowering")
-    p.add_argument("--every", default="none,O2",
-                   help="with --compile: hlograph variants: none (O2 without barriers), O2, or K "
-                        "(barriers every K ops)")
+    p.add_argument("--every", default="O2,xla-default",
+                   help="with --compile: hlograph variants: O2 (compile options chosen per module), "
+                        "xla-default (O2 with XLA's fusion emitters whatever the size), none (O2 "
+                        "without barriers), or K (barriers every K ops)")
+    p.add_argument("--graph", default="chain", choices=sorted(GRAPHS),
+                   help="with --compile: the graph timed (see above)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.compile:
-        compile_table(sizes, args.every.split(","), args.repeat)
+        compile_table(sizes, args.every.split(","), args.repeat, args.graph)
         return 0
 
     _check(64)

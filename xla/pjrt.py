@@ -4,6 +4,8 @@ dispatcher (the per-call path behind ``jax.jit``)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 import jax
@@ -24,7 +26,9 @@ __all__ = [
     "default_platform", "resolve_platform", "platform_devices", "is_device", "from_dlpack",
     "executable_hlo_text", "executable_cost_analysis", "executable_memory_analysis",
     "module_cost_analysis", "ynn_fusion_wanted", "YNN_FUSION_MAX_DOTS",
-    "YNN_FUSION_MAX_WORK",
+    "YNN_FUSION_MAX_WORK", "YNN_FUSION_MIN_CHAIN_WORK", "fusion_emitters_wanted",
+    "FUSION_EMITTERS_MAX_OPS", "FUSION_EMITTERS_MAX_ELEMENTS", "FUSION_EMITTERS_MAX_DEPTH", "FUSION_EMITTERS_ENV", "ModuleSize",
+    "module_size",
 ]
 
 xc = _xc
@@ -37,46 +41,214 @@ def get_backend(platform: str | None):
     return jax.extend.backend.get_backend(platform)
 
 
-def compile_options(device=None, *, ynn_fusion: bool = True) -> "xc.CompileOptions":
+def compile_options(device=None, *, ynn_fusion: bool = True,
+                    fusion_emitters: bool = True) -> "xc.CompileOptions":
     """Options for a single-device executable, on ``device`` (default: the
     client's first device). ``ynn_fusion=False`` keeps XLA:CPU from handing
     dots to YNNPACK fusions (``xla_cpu_experimental_ynn_fusion_type=""``; see
-    ``ynn_fusion_wanted``); the override is part of the serialized options, so
-    of ``compile_options_fingerprint``. Other platforms ignore it."""
+    ``ynn_fusion_wanted``); ``fusion_emitters=False`` has XLA:CPU emit its
+    fusions with its elemental IR emitter instead of its MLIR fusion emitters
+    (``xla_cpu_use_fusion_emitters=False``; see ``fusion_emitters_wanted``).
+    The overrides are part of the serialized options, so of
+    ``compile_options_fingerprint``. Other platforms ignore them."""
     opts = xc.CompileOptions()
     opts.num_replicas = 1
     opts.num_partitions = 1
     if device is not None:
         opts.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
+    overrides = []
     if not ynn_fusion:
-        opts.env_option_overrides = [("xla_cpu_experimental_ynn_fusion_type", "")]
+        overrides.append(("xla_cpu_experimental_ynn_fusion_type", ""))
+    if not fusion_emitters:
+        overrides.append(("xla_cpu_use_fusion_emitters", False))
+    if overrides:
+        opts.env_option_overrides = overrides
     return opts
 
 
-#: YNNPACK dot fusions are turned off only for a module with at most this many
-#: matrix products (bench/xla_policy.py: with 10 or more, even small ones, XLA's
-#: own dot kernels run up to 2x slower per call)
+#: YNNPACK dot fusions are turned off for a module with at most this many matrix
+#: products of any size up to ``YNN_FUSION_MAX_WORK`` (bench/xla_policy.py: with 10
+#: or more small ones, m = 8-32, XLA's own dot kernels run up to 2x slower per call)
 YNN_FUSION_MAX_DOTS = 1
 
-#: ... all of them float32 and of less work (batch * m * n * k) than this
+#: ... all of them float32 and of at most this much work (batch * m * n * k)
 YNN_FUSION_MAX_WORK = 64 ** 3
+
+#: ... and for any number of float32 products when each one's work is above this
+#: (and at most ``YNN_FUSION_MAX_WORK``): per call XLA's kernels run those as fast
+#: as YNNPACK (m = 64: 0.88-1.01x for chains of 3-300), while YNNPACK's setup
+#: makes the first execution 10-30x slower (a 300-dot chain: 120-190 ms)
+YNN_FUSION_MIN_CHAIN_WORK = 32 ** 3
 
 
 def ynn_fusion_wanted(dots) -> bool:
     """Whether XLA:CPU should hand a module's dots to YNNPACK (its default).
 
     ``dots`` are the module's matrix products (``mlir.dot_shapes``). YNNPACK
-    sets each fused dot up on the first execution, which makes that execution
-    3-30x slower for a small product (and costs 50-200 ms for a hundred of
-    them), but it runs chains of products, float64 ones and large float32
-    ones as fast or faster per call than XLA's own kernels. So, to stay
-    no slower per call: off only for a module whose products (at most
-    ``YNN_FUSION_MAX_DOTS``) are float32 and each smaller than
-    ``YNN_FUSION_MAX_WORK``; XLA's default otherwise (no products included)."""
+    sets each fused dot up on the first execution of an executable (after
+    compiling it or loading it from the cache), which makes that execution
+    3-30x slower for small products (1-2 ms per product), but it runs chains
+    of tiny products, float64 ones and large float32 ones as fast or faster per
+    call than XLA's own kernels. So, to stay no slower per call: off for a
+    module whose products are all float32 of at most ``YNN_FUSION_MAX_WORK``,
+    when there are at most ``YNN_FUSION_MAX_DOTS`` of them or each is above
+    ``YNN_FUSION_MIN_CHAIN_WORK``; XLA's default otherwise (no products included)."""
     dots = list(dots)
-    if not dots or len(dots) > YNN_FUSION_MAX_DOTS:
+    if not dots:
         return True
-    return not all(d.dtype == "f32" and d.batch * d.m * d.n * d.k < YNN_FUSION_MAX_WORK for d in dots)
+    works = [d.batch * d.m * d.n * d.k for d in dots]
+    if not all(d.dtype == "f32" for d in dots) or max(works) > YNN_FUSION_MAX_WORK:
+        return True
+    return not (len(dots) <= YNN_FUSION_MAX_DOTS or min(works) > YNN_FUSION_MIN_CHAIN_WORK)
+
+
+#: XLA:CPU's MLIR fusion emitters are turned off for a module of more than this
+#: many ops (every function and region included)... Their elementwise fusion
+#: (``FuseElementwisePass``) and the LLVM code generation of the kernels they
+#: make grow superlinearly with the size of a module: the elemental IR emitter
+#: compiles a chain of 1800 sin/cos/add ops on float32[8] 7x faster, and the
+#: executable runs as fast (README, "XLA:CPU compile options per module")
+FUSION_EMITTERS_MAX_OPS = 1000
+
+#: ... whose values all have at most this many elements. On bigger values the
+#: elemental IR emitter's kernels run slower (the same chain on float32[16]:
+#: up to 1.3x per call, float32[1024]: 1.7x) and, with arithmetic of 64x64
+#: values between matrix products, it compiles 5x slower than the fusion emitters
+FUSION_EMITTERS_MAX_ELEMENTS = 8
+
+#: ... whose longest chain of ops fused into one kernel is at most this long.
+#: The elemental IR emitter recurses once per fused op on a compiler thread's
+#: stack: a chain of 7500 sin/cos/add ops on float32[8] overflows it (6000 do
+#: not), so deeper chains keep XLA's fusion emitters
+FUSION_EMITTERS_MAX_DEPTH = 2000
+
+#: the environment variable that overrides ``fusion_emitters_wanted``: ``on``
+#: (or ``1``) keeps XLA's fusion emitters for every module, ``off`` (or ``0``)
+#: turns them off for every module (a chain deeper than
+#: ``FUSION_EMITTERS_MAX_DEPTH`` may then crash the compiler), ``auto`` (or
+#: unset) decides by size
+FUSION_EMITTERS_ENV = "HLOGRAPH_XLA_FUSION_EMITTERS"
+
+_ENV_SETTINGS = {"": None, "auto": None, "on": True, "1": True, "off": False, "0": False}
+
+#: a StableHLO op takes at least this many bytes of bytecode, so a module of
+#: at most ``FUSION_EMITTERS_MAX_OPS`` times this many bytes is small without
+#: being parsed
+_MIN_BYTES_PER_OP = 4
+
+#: ops that XLA:CPU fuses no elementwise op through: a chain of fused ops ends there
+_FUSION_BOUNDARIES = frozenset("stablehlo." + name for name in (
+    "dot_general", "dot", "convolution", "custom_call", "while", "if", "case", "sort", "fft",
+    "triangular_solve", "cholesky", "rng_bit_generator", "all_reduce", "all_gather", "all_to_all",
+    "reduce_scatter", "collective_permute", "infeed", "outfeed", "send", "recv",
+))
+
+
+class ModuleSize(NamedTuple):
+    """``ops``: every op of every function and region, functions included;
+    ``depth``: the longest chain of dependent ops that ends at no fusion
+    boundary (a dot, a convolution, a custom call, control flow, ...), through
+    calls (XLA inlines them): an upper bound on the depth of a fused kernel;
+    ``elements``: the most elements of any value, op result or argument (a
+    dynamic shape counts as ``2**62``)."""
+
+    ops: int
+    depth: int
+    elements: int
+
+
+def module_size(bytecode: bytes) -> ModuleSize:
+    """The ``ModuleSize`` of a StableHLO module given as bytecode (or text)."""
+    from . import mlir
+
+    ir = mlir.ir
+    ops = 0
+    elements = 0
+    callee_depth: dict[str, int] = {}
+    funcs: dict[str, "ir.Operation"] = {}
+
+    def count_elements(values) -> None:
+        nonlocal elements
+        for value in values:
+            t = value.type
+            if isinstance(t, ir.RankedTensorType):
+                elements = max(elements, int(np.prod(t.shape)) if t.has_static_shape else 2 ** 62)
+
+    def block_depth(block) -> int:
+        nonlocal ops
+        depth: dict = {}
+        deepest = 0
+        count_elements(block.arguments)
+        for op in block.operations:
+            op = op.operation
+            ops += 1
+            count_elements(op.results)
+            inner = 0
+            for region in op.regions:
+                for b in region.blocks:
+                    inner = max(inner, block_depth(b))
+            if op.name in _FUSION_BOUNDARIES:
+                d = 0
+            else:
+                d = max((depth.get(v.owner.operation, 0) for v in op.operands
+                         if not isinstance(v.owner, ir.Block)), default=0) + 1
+                if op.name == "func.call":
+                    d += function_depth(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+            depth[op] = d
+            deepest = max(deepest, d, inner)
+        return deepest
+
+    def function_depth(name: str) -> int:
+        if name not in callee_depth:
+            callee_depth[name] = 0  # a recursive call (not valid StableHLO) stops here
+            func = funcs.get(name)
+            callee_depth[name] = 0 if func is None else max(
+                (block_depth(b) for r in func.regions for b in r.blocks), default=0)
+        return callee_depth[name]
+
+    with mlir.make_context() as ctx:
+        module = ir.Module.parse(bytes(bytecode), ctx)
+        for op in module.body.operations:
+            if "sym_name" in op.operation.attributes:
+                funcs[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op.operation
+        depth = 0
+        for op in module.body.operations:
+            ops += 1
+            depth = max(depth, function_depth(ir.StringAttr(op.operation.attributes["sym_name"]).value)
+                        if op.operation.name == "func.func" else 0)
+    return ModuleSize(ops, depth, elements)
+
+
+def fusion_emitters_wanted(bytecode: bytes) -> bool:
+    """Whether XLA:CPU should emit a module's fusions with its MLIR fusion
+    emitters (its default), decided from the module's bytecode.
+
+    They are turned off (the elemental IR emitter compiles the fusions) only for
+    a module of more than ``FUSION_EMITTERS_MAX_OPS`` ops whose values have at
+    most ``FUSION_EMITTERS_MAX_ELEMENTS`` elements and whose fused chains are
+    at most ``FUSION_EMITTERS_MAX_DEPTH`` deep (``ModuleSize``,
+    ``module_size``). Small modules compile exactly as XLA's defaults have
+    them (and are not parsed when their bytecode is short enough to tell). ``$HLOGRAPH_XLA_FUSION_EMITTERS``
+    (``FUSION_EMITTERS_ENV``) overrides the choice for every module.
+
+    Raises:
+        ValueError: the environment variable has a value other than auto, on,
+            off, 1 or 0.
+    """
+    import os
+
+    setting = os.environ.get(FUSION_EMITTERS_ENV, "").strip().lower()
+    if setting not in _ENV_SETTINGS:
+        raise ValueError(f"{FUSION_EMITTERS_ENV}={os.environ[FUSION_EMITTERS_ENV]!r}: "
+                         "expected auto, on, off, 1 or 0")
+    forced = _ENV_SETTINGS[setting]
+    if forced is not None:
+        return forced
+    if len(bytecode) <= FUSION_EMITTERS_MAX_OPS * _MIN_BYTES_PER_OP:
+        return True
+    size = module_size(bytecode)
+    return (size.ops <= FUSION_EMITTERS_MAX_OPS or size.elements > FUSION_EMITTERS_MAX_ELEMENTS
+            or size.depth > FUSION_EMITTERS_MAX_DEPTH)
 
 
 def compile_and_load(client, bytecode: bytes, devices, options):

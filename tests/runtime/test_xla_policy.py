@@ -117,9 +117,19 @@ def test_policy_on_synthetic_products():
     assert pjrt.ynn_fusion_wanted([small, big]) is True  # one large product keeps YNNPACK
     # chains of small products run faster per call with YNNPACK: its default stays
     assert pjrt.ynn_fusion_wanted([small] * (pjrt.YNN_FUSION_MAX_DOTS + 1)) is True
-    # the threshold is on the whole work of the product, batch included
+    # chains of mid-size products run as fast without it: off, however long
     edge = round(pjrt.YNN_FUSION_MAX_WORK ** (1 / 3))
-    assert pjrt.ynn_fusion_wanted([DotShape(1, edge, edge, edge, "f32")]) is True
+    mid = DotShape(1, edge, edge, edge, "f32")
+    assert pjrt.ynn_fusion_wanted([mid] * 300) is False
+    assert pjrt.ynn_fusion_wanted([mid] * 300 + [small]) is True  # a small one in the chain
+    assert pjrt.ynn_fusion_wanted([mid] * 300 + [DotShape(1, edge, edge, edge, "f64")]) is True
+    assert pjrt.ynn_fusion_wanted([mid, DotShape(1, edge, edge, edge + 1, "f32")]) is True
+    low = round(pjrt.YNN_FUSION_MIN_CHAIN_WORK ** (1 / 3))
+    assert pjrt.ynn_fusion_wanted([DotShape(1, low, low, low, "f32")] * 2) is True
+    assert pjrt.ynn_fusion_wanted([DotShape(1, low, low, low + 1, "f32")] * 2) is False
+    # the thresholds are on the whole work of the product, batch included
+    assert pjrt.ynn_fusion_wanted([mid]) is False
+    assert pjrt.ynn_fusion_wanted([DotShape(1, edge, edge, edge + 1, "f32")]) is True
     assert pjrt.ynn_fusion_wanted([DotShape(1, edge // 2, edge // 2, edge // 2, "f32")]) is False
     assert pjrt.ynn_fusion_wanted([DotShape(64, edge // 2, edge // 2, edge // 2, "f32")]) is True
     # integer products are not YNNPACK's: they do not count
@@ -139,9 +149,11 @@ def test_options_for_a_small_product_and_for_a_big_one():
     small = executables.module_compile_options(client, _bytecode(_chain(16, 1)), device)
     big = executables.module_compile_options(client, _bytecode(_chain(512, 1)), device)
     long_chain = executables.module_compile_options(client, _bytecode(_chain(16, 10)), device)
+    mid_chain = executables.module_compile_options(client, _bytecode(_chain(64, 10)), device)
     assert _YNN in small.env_option_overrides
     assert _YNN not in big.env_option_overrides
     assert _YNN not in long_chain.env_option_overrides
+    assert _YNN in mid_chain.env_option_overrides
 
 
 def test_cache_keys_differ_between_the_policies():
@@ -189,3 +201,236 @@ def test_both_settings_compute_the_same_product(ynn):
     bufs = [pjrt.device_putter(a.dtype, a.shape, device)(a) for a in args]
     out = np.asarray(pjrt.execute(loaded, bufs)[0])
     np.testing.assert_allclose(out, np.tanh(np.tanh(args[0] @ args[1]) @ args[2]), rtol=1e-5, atol=1e-5)
+
+
+# --- pjrt.fusion_emitters_wanted: XLA:CPU's fusion emitters by module size -------------
+
+_EMITTERS = ("xla_cpu_use_fusion_emitters", False)
+
+
+def _elementwise_chain(n: int, shape: str = "8xf32") -> str:
+    """A module of n + 2 ops (the function, n sine/cosine/add ops, the return)."""
+    t = f"tensor<{shape}>"
+    lines = [f"func.func public @main(%x: {t}, %y: {t}) -> {t} {{"]
+    v = "%x"
+    for i in range(n):
+        op = ("stablehlo.sine {v}", "stablehlo.cosine {v}", "stablehlo.add {v}, %y")[i % 3]
+        lines.append(f"  %v{i} = {op.format(v=v)} : {t}")
+        v = f"%v{i}"
+    lines += [f"  return {v} : {t}", "}"]
+    return "\n".join(lines)
+
+
+def test_module_size_counts_every_op_and_the_longest_fusible_chain():
+    assert pjrt.module_size(_bytecode(_elementwise_chain(10))) == (12, 11, 8)  # func: no depth
+    nested = """
+    func.func public @main(%a: tensor<f32>, %p: tensor<i1>) -> tensor<f32> {
+      %0 = "stablehlo.if"(%p) ({
+        %1 = stablehlo.sine %a : tensor<f32>
+        %2 = stablehlo.sine %1 : tensor<f32>
+        stablehlo.return %2 : tensor<f32>
+      }, {
+        stablehlo.return %a : tensor<f32>
+      }) : (tensor<i1>) -> tensor<f32>
+      %3 = stablehlo.cosine %0 : tensor<f32>
+      return %3 : tensor<f32>
+    }"""
+    # func, if, 2 sines, 2 branch returns, cosine, return; the branch's chain is the deepest
+    assert pjrt.module_size(_bytecode(nested)) == (8, 3, 1)
+    # products end chains: tanh(x @ w) layers are one deep however many there are
+    assert pjrt.module_size(_bytecode(_chain(8, 50))) == (102, 2, 64)
+    calls = """
+    func.func private @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = stablehlo.sine %a : tensor<2xf32>
+      %1 = stablehlo.sine %0 : tensor<2xf32>
+      return %1 : tensor<2xf32>
+    }
+    func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = func.call @f(%a) : (tensor<2xf32>) -> tensor<2xf32>
+      %1 = func.call @f(%0) : (tensor<2xf32>) -> tensor<2xf32>
+      return %1 : tensor<2xf32>
+    }"""
+    # XLA inlines calls: each adds its callee's chain (2 sines and its return)
+    assert pjrt.module_size(_bytecode(calls)) == (8, 9, 2)
+
+
+def test_fusion_emitters_kept_for_small_modules_and_off_for_big_ones(monkeypatch):
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    limit = pjrt.FUSION_EMITTERS_MAX_OPS
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(limit - 2))) is True  # limit ops
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(limit - 1))) is False
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(pjrt.FUSION_EMITTERS_MAX_DEPTH - 1))) is False
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(1500, "2x4xf32"))) is False
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(1500, "f32"))) is False
+    # values of more elements keep them, however big the module (their kernels run faster)
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(1500, "16xf32"))) is True
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(1500, "?xf32"))) is True
+    assert pjrt.fusion_emitters_wanted(_chain(64, 600).encode()) is True  # as text: 1202 ops
+    assert pjrt.fusion_emitters_wanted(_chain(2, 600).encode()) is False  # 2x2 products
+    # an argument's elements count too: a reduction of a big input to a scalar chain
+    reduce = _elementwise_chain(1500, "f32").replace(
+        "func.func public @main(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {",
+        "func.func public @main(%big: tensor<64xf32>, %y: tensor<f32>) -> tensor<f32> {\n"
+        "  %x = stablehlo.reduce(%big init: %y) applies stablehlo.add across dimensions = [0]"
+        " : (tensor<64xf32>, tensor<f32>) -> tensor<f32>")
+    assert pjrt.module_size(_bytecode(reduce)).elements == 64
+    assert pjrt.fusion_emitters_wanted(_bytecode(reduce)) is True
+    # and a big tensor in a small module keeps them
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(10, "1024x1024xf32"))) is True
+
+
+def test_fusion_emitters_kept_for_chains_too_deep_for_the_elemental_emitter(monkeypatch):
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    depth = pjrt.FUSION_EMITTERS_MAX_DEPTH
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(depth))) is True  # depth + 1
+    assert pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(5 * depth))) is True
+
+
+def test_short_bytecode_is_not_parsed(monkeypatch):
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+
+    def no_parse(_):
+        raise AssertionError("parsed a module whose size its bytecode tells")
+
+    small = _bytecode(_elementwise_chain(20))
+    monkeypatch.setattr(pjrt, "module_size", no_parse)
+    assert pjrt.fusion_emitters_wanted(small) is True
+    with pytest.raises(AssertionError, match="parsed"):
+        pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(2 * pjrt.FUSION_EMITTERS_MAX_OPS)))
+
+
+def test_an_op_takes_at_least_the_assumed_bytes_of_bytecode():
+    # the most compact ops there are: scalar adds without locations
+    n = 3000
+    lines = ["func.func public @main(%a: tensor<f32>) -> tensor<f32> {", "  %v0 = stablehlo.add %a, %a : tensor<f32>"]
+    lines += [f"  %v{i} = stablehlo.add %v{i - 1}, %v{i - 1} : tensor<f32>" for i in range(1, n)]
+    lines += [f"  return %v{n - 1} : tensor<f32>", "}"]
+    bytecode = _bytecode("\n".join(lines))
+    assert pjrt.module_size(bytecode).ops == n + 2
+    assert len(bytecode) >= (n + 2) * pjrt._MIN_BYTES_PER_OP
+
+
+@pytest.mark.parametrize("value,expected", [("on", True), ("1", True), ("ON ", True), ("off", False),
+                                            ("0", False), ("auto", None), ("", None)])
+def test_environment_overrides_the_choice(monkeypatch, value, expected):
+    small, big = _bytecode(_elementwise_chain(10)), _bytecode(_elementwise_chain(1500))
+    monkeypatch.setenv(pjrt.FUSION_EMITTERS_ENV, value)
+    if expected is None:
+        assert (pjrt.fusion_emitters_wanted(small), pjrt.fusion_emitters_wanted(big)) == (True, False)
+    else:
+        assert pjrt.fusion_emitters_wanted(small) is expected
+        assert pjrt.fusion_emitters_wanted(big) is expected
+
+
+def test_bad_environment_value_is_named(monkeypatch):
+    monkeypatch.setenv(pjrt.FUSION_EMITTERS_ENV, "sometimes")
+    with pytest.raises(ValueError, match="HLOGRAPH_XLA_FUSION_EMITTERS='sometimes'.*auto, on, off"):
+        pjrt.fusion_emitters_wanted(_bytecode(_elementwise_chain(10)))
+
+
+def test_fusion_emitters_option_and_its_cache_key():
+    assert _EMITTERS not in pjrt.compile_options().env_option_overrides
+    both = pjrt.compile_options(ynn_fusion=False, fusion_emitters=False).env_option_overrides
+    assert _EMITTERS in both and _YNN in both
+    assert pjrt.compile_options(fusion_emitters=False).env_option_overrides == [_EMITTERS]
+    prints = {pjrt.compile_options_fingerprint(pjrt.compile_options(ynn_fusion=y, fusion_emitters=f))
+              for y in (True, False) for f in (True, False)}
+    assert len(prints) == 4
+
+
+def test_module_options_for_a_small_module_and_for_a_big_one(monkeypatch):
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    client = executables.get_client("cpu")
+    device = client.local_devices()[0]
+    small = executables.module_compile_options(client, _bytecode(_elementwise_chain(30)), device)
+    big = executables.module_compile_options(client, _bytecode(_elementwise_chain(1500)), device)
+    assert _EMITTERS not in small.env_option_overrides
+    assert _EMITTERS in big.env_option_overrides
+    # a small module's options are XLA's defaults: unchanged by the size policy
+    assert pjrt.compile_options_fingerprint(small) == pjrt.compile_options_fingerprint(pjrt.compile_options(device))
+    dots = executables.module_compile_options(client, _bytecode(_chain(2, 600)), device)
+    assert _EMITTERS in dots.env_option_overrides and _YNN not in dots.env_option_overrides
+    wide = executables.module_compile_options(client, _bytecode(_chain(64, 600)), device)
+    assert _EMITTERS not in wide.env_option_overrides and _YNN in wide.env_option_overrides
+
+
+def _mixed_graph():
+    """Products, reductions, transposes, broadcasts, selects and elementwise math."""
+    x = hg.tensor("x", (6, 5), "float32")
+    w = hg.tensor("w", (5, 6), "float32")
+    h = hg.tanh(x @ w)
+    h = hg.where(h > 0, hg.sin(h) * 2.0, hg.exp(h)) + h.T
+    s = hg.sum(h, axis=-1, keepdims=True)
+    m = hg.max(h, axis=0)
+    return hg.Graph([x, w], [h / (s + 1.0) - m, hg.cos(s).reshape((6,)), hg.log(hg.abs(h) + 1e-3)])
+
+
+def test_both_emitters_compute_identical_results():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    w = rng.standard_normal((5, 6)).astype(np.float32)
+    x[0, 0], x[1, 2], w[3, 3] = np.nan, np.inf, -np.inf
+    g = _mixed_graph()
+    expected = hg.evaluate(g, x, w)
+    bytecode = mlir.module_to_bytecode(hg.compile(g).lower().module)
+    client = executables.get_client("cpu")
+    device = client.local_devices()[0]
+    outs = []
+    for emitters in (True, False):
+        loaded = pjrt.compile_and_load(client, bytecode, [device],
+                                       pjrt.compile_options(device, fusion_emitters=emitters))
+        bufs = [pjrt.device_putter(a.dtype, a.shape, device)(a) for a in (x, w)]
+        outs.append([np.asarray(o) for o in pjrt.execute(loaded, bufs)])
+    for a, b, ref in zip(*outs, expected):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, ref, rtol=1e-5, atol=1e-5)
+
+
+def _deep_chain(x, y, n: int, xp):
+    """n steps of sin, *y, select, clip, cos, +y, tanh, float64 and back, taken in turn."""
+    v = x
+    for i in range(n):
+        k = i % 8
+        if k == 0:
+            v = xp.sin(v)
+        elif k == 1:
+            v = v * y
+        elif k == 2:
+            v = xp.where(v > y, v, y * 0.5)
+        elif k == 3:
+            v = xp.clip(v, -2.0, 2.0)
+        elif k == 4:
+            v = xp.cos(v)
+        elif k == 5:
+            v = v + y
+        elif k == 6:
+            v = xp.tanh(v)
+        else:
+            v = (v.astype("float64") * 1.5).astype("float32")
+    return v
+
+
+def test_the_deepest_chain_allowed_compiles_without_fusion_emitters(monkeypatch):
+    """Every kind of fused op up to the depth the policy hands the elemental IR
+    emitter (which recurses once per op) compiles, and the results match NumPy."""
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    x = hg.tensor("x", (8,), "float32")
+    y = hg.tensor("y", (8,), "float32")
+    limit = pjrt.FUSION_EMITTERS_MAX_DEPTH
+    n = limit
+    for _ in range(5):  # the steps lower to fewer ops than they are: find n of depth ~limit
+        fn = hg.compile(hg.Graph([x, y], _deep_chain(x, y, n, hg)))
+        bytecode = mlir.module_to_bytecode(fn.lower().module)
+        size = pjrt.module_size(bytecode)
+        if limit - 20 < size.depth <= limit:
+            break
+        n = n * (limit - 10) // size.depth
+    assert size.depth > pjrt.FUSION_EMITTERS_MAX_DEPTH - 20 and size.ops > pjrt.FUSION_EMITTERS_MAX_OPS
+    assert pjrt.fusion_emitters_wanted(bytecode) is False
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-2, 2, 8).astype(np.float32)
+    b = rng.uniform(-1, 1, 8).astype(np.float32)
+    a[0], b[1], b[2] = np.nan, np.inf, -np.inf
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = _deep_chain(a, b, n, np)
+    np.testing.assert_allclose(np.asarray(fn(a, b)), expected, rtol=1e-4, atol=1e-5)
