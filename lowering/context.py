@@ -49,6 +49,8 @@ class ModuleContext:
     functions: dict[str, Any] = field(default_factory=dict)
     #: source (file, line) -> ir.Location, shared by the nodes built on one line
     file_locations: dict[tuple[str, int], ir.Location] = field(default_factory=dict)
+    #: free for rules that keep per-module tallies (e.g. fast_math's budget)
+    counters: dict[str, int] = field(default_factory=dict)
     _ir_types: dict[TensorType, ir.RankedTensorType] = field(default_factory=dict)
 
     def ir_type(self, t: TensorType) -> ir.RankedTensorType:

@@ -45,6 +45,26 @@ def test_small_tensors_keep_xlas_op_by_default(name, monkeypatch):
     assert fast_math.min_elements() == fast_math.DEFAULT_MIN_ELEMENTS
 
 
+def test_a_module_takes_at_most_max_ops_fast_ops(monkeypatch):
+    # each fast op expands to ~30 ops: past the budget, XLA's own op (results equal)
+    monkeypatch.setenv(fast_math.ENV_MAX_OPS, "3")
+    v = hg.tensor("x", (16,), "float32")
+    y = v
+    for _ in range(5):
+        y = hg.sin(y)
+    fn = hg.compile(hg.Graph([v], y), platform="cpu")
+    text = fn.lower().as_text()
+    assert text.count("stablehlo.case") == 3
+    assert text.count("stablehlo.sine") == 3 + 2  # 3 huge-argument branches, 2 plain
+    x = np.linspace(-3, 3, 16, dtype=np.float32)
+    ref = x
+    for _ in range(5):
+        ref = np.sin(ref)
+    np.testing.assert_allclose(fn(x), ref, rtol=2e-7, atol=1e-7)
+    monkeypatch.setenv(fast_math.ENV_MAX_OPS, "junk")
+    assert fast_math.max_ops() == fast_math.DEFAULT_MAX_OPS
+
+
 @pytest.fixture(autouse=True)
 def _quiet_numpy():
     # arguments outside a function's domain (NaN) and tan's poles (overflow) are intended
