@@ -171,7 +171,10 @@ def _einsum_params(rng, args):
 
 
 def _round_params(rng, args):
-    return {"decimals": int(rng.integers(-1, 3))}
+    # uint32 to tens: NumPy rounds in float64 and casts back, and that cast of a value past
+    # the type's range depends on the array's length (README, the documented differences)
+    low = 0 if args[0].dtype == np.uint32 else -1
+    return {"decimals": int(rng.integers(low, 3))}
 
 
 def _quantile_params(rng, args):
@@ -239,7 +242,7 @@ _NO_BF16 = {"median", "nanmedian", "nan_to_num", "nanmax", "nanmin", "nanargmax"
 
 # hlograph refuses complex inputs here with NotImplementedError (NumPy orders
 # complex numbers lexicographically): a known gap, left out of the draw
-_NO_COMPLEX = {"nanmax", "nanmin", "nanargmax", "nanargmin", "median", "nanmedian"}
+_NO_COMPLEX = {"nanargmax", "nanargmin"}
 
 
 def _specs() -> tuple[OpSpec, ...]:

@@ -10,10 +10,7 @@ from hlograph.testing import fuzz
 
 # ops left out of the fixed-seed run, with the reason (each a known difference
 # that README.md documents or a gap tracked apart)
-KNOWN = {
-    "median": "with a None dim and an empty axis the build fails to reshape",
-    "nanmedian": "with a None dim and an empty axis the build fails to reshape",
-}
+KNOWN: dict[str, str] = {}
 
 
 def test_fixed_seed_run_finds_nothing():

@@ -112,6 +112,38 @@ unary("arcsin", hg.arcsin, "float64")
 # CHECK: chlo.acosh {{.*}} -> tensor<2x3xf64>
 unary("arccosh", hg.arccosh, "float64")
 
+# complex inverse functions compute on the first quadrant (|re| + |im| j) and put the
+# signs back by symmetry, so signed zeros pick the side of a branch cut; arcsin(z) is
+# -i asinh(iz), the parts swapped
+# CHECK-LABEL: TEST: arcsin_complex complex64[2,3]
+# CHECK-DAG: %[[RE:.+]] = stablehlo.real %arg0
+# CHECK-DAG: %[[IM:.+]] = stablehlo.imag %arg0
+# CHECK-DAG: %[[ARE:.+]] = stablehlo.abs %[[RE]]
+# CHECK-DAG: %[[AIM:.+]] = stablehlo.abs %[[IM]]
+# CHECK: %[[Q:.+]] = stablehlo.complex %[[AIM]], %[[ARE]]
+# CHECK: chlo.asinh %[[Q]]
+# CHECK: stablehlo.bitcast_convert %[[RE]]
+# CHECK: stablehlo.bitcast_convert %[[IM]]
+# CHECK: stablehlo.complex
+unary("arcsin_complex", hg.arcsin, "complex64")
+
+# complex division is NumPy's (Smith's algorithm) in real arithmetic
+# CHECK-LABEL: TEST: divide_complex complex128[2,3]
+# CHECK-NOT: stablehlo.divide {{.*}} complex
+# CHECK: stablehlo.divide {{.*}} : tensor<2x3xf64>
+# CHECK: stablehlo.complex {{.*}} : tensor<2x3xcomplex<f64>>
+binary("divide_complex", hg.divide, "complex128")
+
+# complex power: npy_cpow's cases around cexp(b * clog(a)) (no stablehlo.power)
+# CHECK-LABEL: TEST: power_complex complex64[2,3]
+# CHECK-NOT: stablehlo.power
+# CHECK: stablehlo.log
+# CHECK: stablehlo.exponential
+# CHECK: stablehlo.shift_right_logical
+# CHECK-NOT: stablehlo.power
+# CHECK: return
+binary("power_complex", hg.power, "complex64")
+
 # CHECK-LABEL: TEST: sinh complex64[2,3]
 # CHECK: chlo.sinh {{.*}} -> tensor<2x3xcomplex<f32>>
 unary("sinh", hg.sinh, "complex64")

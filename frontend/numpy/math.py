@@ -73,6 +73,9 @@ def _binary_loop(ufunc: np.ufunc, name: str, x1: Any, x2: Any) -> tuple[Variable
     """Both operands promoted (NEP 50) and cast to NumPy's loop dtype of ``ufunc``."""
     dt = result_type(x1, x2)
     loop = _loop(ufunc, name, dt, dt)
+    mixed = ew.mixed_int_loop(ufunc, x1, x2)
+    if mixed is not None and loop[0] != dt:
+        loop = _loop(ufunc, name, mixed, mixed)
     return as_variable(x1, loop[0]), as_variable(x2, loop[1]), loop[-1]
 
 

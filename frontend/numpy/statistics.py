@@ -170,16 +170,23 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
 def _nan_extremum(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn,
                   initial: Any = None, where: Any = True) -> Variable:
     a = as_variable(a)
-    if is_complex(a.dtype):
-        raise NotImplementedError(f"{name}: complex inputs are not supported")
-    if not is_float(a.dtype):
+    if not _inexact(a.dtype):
         return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
     axes = _axes(axis, a.ndim, name)
     mask = ew.isnan(a)
+    if is_complex(a.dtype):  # NumPy's fmax/fmin order complex numbers lexicographically
+        fill = complex(fill, fill)
     m = fn(ew.where(mask, fill, a), axis=axes, keepdims=keepdims, initial=initial, where=where)
     if initial is not None:  # NumPy's fmax/fmin with a start value: all-NaN slices give it
         return m
-    return ew.where(rd.all(mask, axis=axes, keepdims=keepdims), np.nan, m)
+    all_nan: Any = np.nan
+    if is_complex(a.dtype):
+        # fmax.reduce keeps the slice's first element when every element has a NaN part
+        first = tuple(slice(0, 1) if i in axes else slice(None) for i in range(a.ndim))
+        all_nan = ix.getitem(a, first)
+        if not keepdims:
+            all_nan = sh.squeeze(all_nan, axes)
+    return ew.where(rd.all(mask, axis=axes, keepdims=keepdims), all_nan, m)
 
 
 def nanmax(a: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
@@ -393,41 +400,74 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     return _median(a, axis, keepdims, "nanmedian", True)
 
 
-def _nan_middle(s: Variable) -> Variable:
+def _nan_middle(s: Variable, all_nan: Any = np.nan) -> Variable:
     """The mean of the middle non-NaN values of each row of ``s`` (sorted along its last
-    axis, NaNs last); NaN for an all-NaN row."""
+    axis, NaNs last); ``all_nan`` for an all-NaN row."""
     cnt = rd.sum(ew.logical_not(ew.isnan(s)), axis=-1, keepdims=True)
     lo = ix.take_along_axis(s, ew.maximum(ew.floor_divide(ew.subtract(cnt, 1), 2), 0), axis=-1)
     hi = ix.take_along_axis(s, ew.floor_divide(cnt, 2), axis=-1) if s.shape[-1] > 1 else lo
     acc = rd.accumulation_dtype(s.dtype)
     lo, hi = ew.astype(lo, acc), ew.astype(hi, acc)
-    mid = ew.where(ew.equal(ew.remainder(cnt, 2), 1), lo, ew.divide(ew.add(lo, hi), 2))
-    mid = ew.where(ew.equal(cnt, 0), np.nan, mid)
+    odd = ew.equal(ew.remainder(cnt, 2), 1)
+    if is_complex(s.dtype):
+        # NumPy divides the sum of the middle values (one twice) as complex numbers: an
+        # infinite part makes the other NaN, as in numpy.mean
+        mid = ew.divide(ew.add(lo, ew.where(odd, lo, hi)), complex(2, 0))
+    else:
+        mid = ew.where(odd, lo, ew.divide(ew.add(lo, hi), 2))
+    mid = ew.where(ew.equal(cnt, 0), all_nan, mid)
     return sh.squeeze(ew.astype(mid, s.dtype), -1)
+
+
+def _complex_nan_last(y: Variable) -> Variable:
+    """The element of each row of complex ``y`` (along its last axis) that NumPy's sort puts
+    last among those with a NaN part (``x+nanj`` < ``nan+yj`` < ``nan+nanj``, each by its
+    other part); only meaningful for rows holding such an element."""
+    re, im = ew.real(y), ew.imag(y)
+    nan_re, nan_im = ew.isnan(re), ew.isnan(im)
+    both = rd.any(ew.logical_and(nan_re, nan_im), axis=-1)
+    re_only = ew.logical_and(nan_re, ew.logical_not(nan_im))
+    top_im = rd.max(ew.where(re_only, im, -np.inf), axis=-1)
+    top_re = rd.max(ew.where(ew.logical_and(nan_im, ew.logical_not(nan_re)), re, -np.inf), axis=-1)
+    nan = ew.astype(np.nan, re.dtype)
+    last = ew.where(rd.any(re_only, axis=-1), ew.make_complex(nan, top_im, y.dtype),
+                    ew.add(ew.astype(top_re, y.dtype), complex(0, np.nan)))
+    return ew.where(both, complex(np.nan, np.nan), last)
 
 
 def _median(a: Any, axis: Any, keepdims: bool, name: str, ignore_nan: bool) -> Variable:
     a = as_variable(a)
-    if is_complex(a.dtype):
-        raise NotImplementedError(f"{name}: complex inputs are not supported")
     out_dt = rd.float_dtype(a.dtype)
     axes = _axes(axis, a.ndim, name)
     empty = builtins.any(a.shape[i] == 0 for i in axes)
-    y, keep_shape = _to_last(a, axes, name)
+    y, _ = _to_last(a, axes, name)
     n = y.shape[-1]
-    rshape = tuple(-1 if d is None else d for d in (keep_shape if keepdims else y.shape[:-1]))
-    if ignore_nan and is_float(a.dtype) and not empty:
-        return sh.reshape(ew.astype(_nan_middle(srt.sort(y, axis=-1)), out_dt), rshape)
-    if n == 0:
-        return sh.reshape(ew.astype(rd.mean(y, axis=-1), out_dt), rshape)
-    s = srt.sort(y, axis=-1)
-    k = n // 2
-    mid = ix.getitem(s, (Ellipsis, slice(k - 1 if n % 2 == 0 else k, k + 1)))
-    res = rd.mean(mid, axis=-1)
-    if is_float(a.dtype):
-        last = ix.getitem(s, (Ellipsis, n - 1))
-        res = ew.where(ew.isnan(last), ew.astype(last, res.dtype), res)
-    return sh.reshape(ew.astype(res, out_dt), rshape)
+    cplx = is_complex(a.dtype)
+    # NumPy sorts complex numbers with a NaN part after all others: as one NaN they sort last
+    key = ew.where(ew.isnan(y), complex(np.nan, np.nan), y) if cplx else y
+    if ignore_nan and _inexact(a.dtype) and not empty:
+        all_nan: Any = np.nan
+        if cplx:
+            # an all-NaN slice: NumPy's nanmedian gives the slice's last element when
+            # the reduction leaves a 1-d array (or slices of 600 and more), else nan+0j
+            flat = len(axes) == a.ndim or (n is not None and n >= 600)
+            all_nan = ix.getitem(y, (Ellipsis, slice(-1, None))) if flat else complex(np.nan, 0.0)
+        res = ew.astype(_nan_middle(srt.sort(key, axis=-1), all_nan), out_dt)
+    elif n == 0:
+        res = ew.astype(rd.mean(y, axis=-1), out_dt)
+    else:
+        s = srt.sort(key, axis=-1)
+        k = n // 2
+        mid = ix.getitem(s, (Ellipsis, slice(k - 1 if n % 2 == 0 else k, k + 1)))
+        res = rd.mean(mid, axis=-1)
+        if _inexact(a.dtype):
+            # a NaN in the slice: NumPy gives the last of its sorted values
+            last = _complex_nan_last(y) if cplx else ix.getitem(s, (Ellipsis, n - 1))
+            res = ew.where(rd.any(ew.isnan(y), axis=-1) if cplx else ew.isnan(last),
+                           ew.astype(last, res.dtype), res)
+        res = ew.astype(res, out_dt)
+    # the kept dims lead ``res`` in order: keepdims puts the reduced axes back as ones
+    return sh.expand_dims(res, axes) if keepdims else res
 
 
 # --- averages and spreads -----------------------------------------------------------

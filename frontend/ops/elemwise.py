@@ -19,7 +19,7 @@ from ..graph import Apply, Op, Variable
 from ..graph import NotDifferentiableError, UndefinedGradient
 from ..types import is_inexact
 from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float, is_integer
-from .basic import as_variable, broadcast_shapes, promote, result_type
+from .basic import as_variable, broadcast_shapes, is_weak, promote, result_type
 
 __all__ = [
     "Elemwise", "Cast", "astype", "where", "clip",
@@ -196,7 +196,31 @@ def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
             return out
     dt = result_type(*args)
     in_dt, _ = op.loop_dtypes(dt)
+    if in_dt != dt and len(args) == 2 and type(op).ufunc is not None and not op.logical:
+        in_dt = mixed_int_loop(type(op).ufunc, *args) or in_dt
     return op(*(as_variable(a, in_dt) for a in args))
+
+
+@functools.cache
+def _resolve_loop(ufunc: np.ufunc, dtypes: tuple) -> np.dtype | None:
+    try:
+        loop = ufunc.resolve_dtypes(dtypes + (None,))
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return None
+    return as_dtype(loop[0]) if loop[0] == loop[1] else None
+
+
+def mixed_int_loop(ufunc: np.ufunc, x: Any, y: Any) -> np.dtype | None:
+    """The input dtype of the loop NumPy picks for arrays of two different integer dtypes
+    (None for any other pair): the first loop both cast to safely, which differs from
+    their common type's loop where that type has none of its own (``copysign`` of int8
+    and uint8 computes in float16, where int16, their common type, would take float32)."""
+    if is_weak(x) or is_weak(y):
+        return None
+    dtypes = tuple(a.dtype if isinstance(a, Variable) else np.asarray(a).dtype for a in (x, y))
+    if dtypes[0] == dtypes[1] or not all(d.kind in "biu" for d in dtypes):
+        return None
+    return _resolve_loop(ufunc, dtypes)
 
 
 # --- unary ---------------------------------------------------------------
@@ -871,14 +895,37 @@ def around(a: Any, decimals: int = 0) -> Variable:
     if decimals >= 0:
         return a
     scale = 10 ** (-int(decimals))
-    if scale > np.iinfo(a.dtype).max:
+    info = np.iinfo(a.dtype)
+    if info.bits == 64:
+        # NumPy rounds integers in float64, rint(a / scale) * scale, and casts back: 64-bit
+        # values lose digits on the way, and a result beyond the type's range casts to
+        # what NumPy's cast gives (the least int64, uint64 0)
+        r = multiply(apply_elemwise(_round_op, divide(astype(a, "float64"), float(scale))), float(scale))
+        inside = logical_and(greater_equal(r, float(info.min)), less(r, float(info.max) + 1.0))
+        return where(inside, astype(where(inside, r, 0.0), a.dtype), _numpy_int_cast(2.0 ** 64, a.dtype)
+                     if info.min == 0 else _numpy_int_cast(2.0 ** 63, a.dtype))
+    if scale > info.max:
         return multiply(a, 0)
     r = remainder(a, scale)
-    q = subtract(a, r)
-    odd = not_equal(remainder(floor_divide(q, scale), 2), 0)
+    q = subtract(a, r)  # wraps where the multiple below ``a`` is beneath the type's range
+    odd = not_equal(remainder(floor_divide(a, scale), 2), 0)
     rest = subtract(scale, r)
     up = logical_or(greater(r, rest), logical_and(equal(r, rest), odd))
-    return where(up, add(q, scale), q)
+    out = where(up, add(a, rest), q)
+    # NumPy rounds integers in float64 (rint(a / scale) * scale) and casts back: a multiple
+    # of the scale beyond the type's range becomes what that cast gives on this machine
+    # (wrapped for 8 and 16 bits, platform-specific for 32)
+    hi, lo = (info.max // scale) * scale, (info.min // scale) * scale
+    out = where(logical_and(up, greater_equal(a, hi)), _numpy_int_cast(hi + scale, a.dtype), out)
+    if lo < info.min:
+        out = where(logical_and(logical_not(up), less(a, lo + scale)), _numpy_int_cast(lo, a.dtype), out)
+    return out
+
+
+def _numpy_int_cast(value: float, dtype: np.dtype) -> np.generic:
+    """NumPy's cast of the float64 ``value`` to the integer ``dtype`` (out of range too)."""
+    with np.errstate(all="ignore"):
+        return np.array(float(value)).astype(dtype)[()]
 
 
 def make_complex(re: Variable, im: Variable, dt: np.dtype) -> Variable:

@@ -13,7 +13,7 @@ from ...frontend.graph import Constant
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
-from ..emit import compare, constant, convert, is_nan, ordered_compare, signbit
+from ..emit import compare, constant, convert, is_nan, ordered_compare, real_dtype, signbit
 from ...xla.mlir import chlo, hlo, ir
 from ..registry import register
 
@@ -25,8 +25,6 @@ def lower_nary(fn: Callable, ctx: LoweringContext, *operands: ir.Value) -> list[
 
 _PLAIN = {
     ew.Negative: hlo.negate,
-    ew.Exp: hlo.exponential,
-    ew.Log1p: hlo.log_plus_one,
     ew.Expm1: hlo.exponential_minus_one,
     ew.Rsqrt: hlo.rsqrt,
     ew.Sin: hlo.sine,
@@ -39,7 +37,6 @@ _PLAIN = {
     ew.LogicalNot: hlo.not_,
     ew.Add: hlo.add,
     ew.Subtract: hlo.subtract,
-    ew.Divide: hlo.divide,
     ew.BitwiseAnd: hlo.and_,
     ew.BitwiseOr: hlo.or_,
     ew.BitwiseXor: hlo.xor,
@@ -47,14 +44,8 @@ _PLAIN = {
     ew.LogicalOr: hlo.or_,
     ew.LogicalXor: hlo.xor,
     ew.Select: hlo.select,
-    ew.Arcsin: chlo.asin,
-    ew.Arccos: chlo.acos,
-    ew.Arctan: chlo.atan,
     ew.Sinh: chlo.sinh,
     ew.Cosh: chlo.cosh,
-    ew.Arcsinh: chlo.asinh,
-    ew.Arccosh: chlo.acosh,
-    ew.Arctanh: chlo.atanh,
     ew.Cbrt: hlo.cbrt,
     ew.Arctan2: hlo.atan2,
     ew.Nextafter: chlo.next_after,
@@ -237,6 +228,8 @@ def lower_max_min(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Val
 @register(ew.Power)
 def lower_power(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = ctx.broadcast_operands((x, y))
+    if is_complex(ctx.out_type.dtype):
+        return [_complex_power(x, y, ctx.out_type)]
     exponent = ctx.node.inputs[1]
     if (is_float(ctx.out_type.dtype) and isinstance(exponent, Constant) and exponent.ndim == 0
             and float(exponent.data) == 0.5):
@@ -568,3 +561,265 @@ def lower_fmax_fmin(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.V
         out = hlo.select(is_nan(x, dt), y, out)
         out = hlo.select(is_nan(y, dt), x, out)
     return [out]
+
+
+# --- complex functions at their special values -----------------------------
+# NumPy computes complex functions with C99's (Annex G) special values: an
+# infinite part wins over NaN (clog(nan + inf j) = inf + nan j), signed zeros pick
+# the side of a branch cut (arcsin(2 - 0j) = conj(arcsin(2 + 0j))). XLA's
+# expansions give NaN there and ignore the sign of a zero part, so these rules
+# compute on one quadrant (the functions' symmetries give the others) and select
+# C99's value where an input part is NaN or infinite.
+
+
+def _rtype(t: TensorType) -> TensorType:
+    return t.with_dtype(real_dtype(t.dtype))
+
+
+def _negate_where(cond: ir.Value, v: ir.Value) -> ir.Value:
+    return hlo.select(cond, hlo.negate(v), v)
+
+
+def _eq(a: ir.Value, value: float, rt: TensorType) -> ir.Value:
+    return compare(a, constant(value, rt.dtype, rt.shape), "EQ", rt.dtype)
+
+
+def _odd_symmetric(q1: Callable, x: ir.Value, t: TensorType) -> ir.Value:
+    """f(x) of an odd function with f(conj z) = conj f(z) (asinh, asin, atanh, atan),
+    from ``q1(a, b)``, its (re, im) parts at ``a + b j`` with a, b >= 0 (or NaN)."""
+    rt = _rtype(t)
+    re, im = hlo.real(x), hlo.imag(x)
+    wr, wi = q1(hlo.abs(re), hlo.abs(im), rt)
+    return hlo.complex(_negate_where(signbit(re, rt), wr), _negate_where(signbit(im, rt), wi))
+
+
+def _conj_symmetric(q2: Callable, x: ir.Value, t: TensorType) -> ir.Value:
+    """f(x) of a function with f(conj z) = conj f(z) (acos, acosh), from ``q2(re, b)``,
+    its (re, im) parts at ``re + b j`` with b >= 0 (or NaN)."""
+    rt = _rtype(t)
+    re, im = hlo.real(x), hlo.imag(x)
+    wr, wi = q2(re, hlo.abs(im), rt)
+    return hlo.complex(wr, _negate_where(signbit(im, rt), wi))
+
+
+def _nan_with_finite(a: ir.Value, b: ir.Value, rt: TensorType) -> ir.Value:
+    """One part NaN and the other finite and nonzero: C99 gives nan + nan j (XLA's
+    expansions for large arguments keep a part)."""
+    return hlo.and_(is_nan(a, rt.dtype), hlo.and_(hlo.is_finite(b), hlo.not_(_eq(b, 0, rt))))
+
+
+def _both_nan(rt: TensorType) -> tuple[ir.Value, ir.Value]:
+    nan = constant(np.nan, rt.dtype, rt.shape)
+    return nan, nan
+
+
+def _select_parts(cond: ir.Value, parts: tuple, other: tuple) -> tuple[ir.Value, ir.Value]:
+    return hlo.select(cond, parts[0], other[0]), hlo.select(cond, parts[1], other[1])
+
+
+def _asinh_q1(a: ir.Value, b: ir.Value, rt: TensorType) -> tuple[ir.Value, ir.Value]:
+    w = chlo.asinh(hlo.complex(a, b))
+    # casinh(nan + 0j) = nan + 0j
+    im = hlo.select(hlo.and_(is_nan(a, rt.dtype), _eq(b, 0, rt)), b, hlo.imag(w))
+    nan = hlo.or_(_nan_with_finite(a, b, rt), hlo.and_(is_nan(b, rt.dtype), hlo.is_finite(a)))
+    return _select_parts(nan, _both_nan(rt), (hlo.real(w), im))
+
+
+def _atanh_q1(a: ir.Value, b: ir.Value, rt: TensorType) -> tuple[ir.Value, ir.Value]:
+    w = chlo.atanh(hlo.complex(a, b))
+    nan, zero = constant(np.nan, rt.dtype, rt.shape), constant(0, rt.dtype, rt.shape)
+    a_nan, b_nan = is_nan(a, rt.dtype), is_nan(b, rt.dtype)
+    # catanh(x + nan j) is 0 + nan j for x = 0 or inf, else nan + nan j; catanh(nan + yj)
+    # is nan + nan j for finite y
+    nan_finite = hlo.and_(a_nan, hlo.is_finite(b))
+    re = hlo.select(b_nan, hlo.select(hlo.or_(_eq(a, 0, rt), _eq(a, np.inf, rt)), zero, nan), hlo.real(w))
+    re = hlo.select(nan_finite, nan, re)
+    im = hlo.select(hlo.or_(b_nan, nan_finite), nan, hlo.imag(w))
+    return re, im
+
+
+def _swapped(q1: Callable) -> Callable:
+    """asin(z) = -i asinh(iz), atan(z) = -i atanh(iz): on the first quadrant, the parts
+    of the hyperbolic function at the swapped point, swapped."""
+    def q(a, b, rt):
+        wr, wi = q1(b, a, rt)
+        return wi, wr
+    return q
+
+
+def _acos_q2(re: ir.Value, b: ir.Value, rt: TensorType) -> tuple[ir.Value, ir.Value]:
+    w = chlo.acos(hlo.complex(re, b))
+    at = hlo.and_(_eq(re, 0, rt), is_nan(b, rt.dtype))  # cacos(0 + nan j) = pi/2 + nan j
+    w = hlo.select(at, constant(math.pi / 2, rt.dtype, rt.shape), hlo.real(w)), hlo.imag(w)
+    return _select_parts(_nan_parts(re, b, rt), _both_nan(rt), w)
+
+
+def _nan_parts(re: ir.Value, b: ir.Value, rt: TensorType) -> ir.Value:
+    """cacos and cacosh are nan + nan j where a part is NaN and the other finite (zero
+    excepted for a NaN imaginary part)."""
+    return hlo.or_(_nan_with_finite(b, re, rt), hlo.and_(is_nan(re, rt.dtype), hlo.is_finite(b)))
+
+
+def _acosh_q2(re: ir.Value, b: ir.Value, rt: TensorType) -> tuple[ir.Value, ir.Value]:
+    w = chlo.acosh(hlo.complex(re, b))
+    at = hlo.and_(_eq(re, 0, rt), is_nan(b, rt.dtype))  # cacosh(0 + nan j) = nan + pi/2 j
+    w = hlo.real(w), hlo.select(at, constant(math.pi / 2, rt.dtype, rt.shape), hlo.imag(w))
+    return _select_parts(_nan_parts(re, b, rt), _both_nan(rt), w)
+
+
+_INVERSE = {
+    ew.Arcsinh: (chlo.asinh, lambda x, t: _odd_symmetric(_asinh_q1, x, t)),
+    ew.Arcsin: (chlo.asin, lambda x, t: _odd_symmetric(_swapped(_asinh_q1), x, t)),
+    ew.Arctanh: (chlo.atanh, lambda x, t: _odd_symmetric(_atanh_q1, x, t)),
+    ew.Arctan: (chlo.atan, lambda x, t: _odd_symmetric(_swapped(_atanh_q1), x, t)),
+    ew.Arccos: (chlo.acos, lambda x, t: _conj_symmetric(_acos_q2, x, t)),
+    ew.Arccosh: (chlo.acosh, lambda x, t: _conj_symmetric(_acosh_q2, x, t)),
+}
+
+
+def lower_inverse(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    real_fn, complex_fn = _INVERSE[type(ctx.op)]
+    t = ctx.in_types[0]
+    return [complex_fn(x, t) if is_complex(t.dtype) else real_fn(x)]
+
+
+for _op in _INVERSE:
+    register(_op)(lower_inverse)
+
+
+def _exp(x: ir.Value, t: TensorType) -> ir.Value:
+    """e**x; of a complex x with an infinite real part and a non-finite imaginary part,
+    C's cexp: inf + nan j for +inf, 0 for -inf (XLA gives nan + nan j)."""
+    e = hlo.exponential(x)
+    if not is_complex(t.dtype):
+        return e
+    rt = _rtype(t)
+    re, im = hlo.real(x), hlo.imag(x)
+    odd = hlo.not_(hlo.is_finite(im))
+    inf = constant(np.inf, rt.dtype, rt.shape)
+    zero = constant(0, rt.dtype, rt.shape)
+    e = hlo.select(hlo.and_(odd, _eq(re, np.inf, rt)), hlo.complex(inf, constant(np.nan, rt.dtype, rt.shape)), e)
+    return hlo.select(hlo.and_(odd, _eq(re, -np.inf, rt)), hlo.complex(zero, zero), e)
+
+
+@register(ew.Exp)
+def lower_exp(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return [_exp(x, ctx.in_types[0])]
+
+
+@register(ew.Log1p)
+def lower_log1p(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    t = ctx.in_types[0]
+    r = hlo.log_plus_one(x)
+    if not is_complex(t.dtype):
+        return [r]
+    # an infinite part makes the real part +inf, as in clog
+    rt = _rtype(t)
+    inf_part = hlo.or_(chlo.is_inf(hlo.real(x)), chlo.is_inf(hlo.imag(x)))
+    return [hlo.complex(hlo.select(inf_part, constant(np.inf, rt.dtype, rt.shape), hlo.real(r)), hlo.imag(r))]
+
+
+def _complex_divide(x: ir.Value, y: ir.Value, t: TensorType) -> ir.Value:
+    """NumPy's complex division (Smith's algorithm, as its loops run it step by step):
+    XLA's gives other infinities and NaNs."""
+    rt = _rtype(t)
+    ar, ai, br, bi = hlo.real(x), hlo.imag(x), hlo.real(y), hlo.imag(y)
+    abr, abi = hlo.abs(br), hlo.abs(bi)
+    one = constant(1, rt.dtype, rt.shape)
+    # |br| >= |bi|
+    rat = hlo.divide(bi, br)
+    scl = hlo.divide(one, hlo.add(br, hlo.multiply(bi, rat)))
+    r1 = hlo.multiply(hlo.add(ar, hlo.multiply(ai, rat)), scl)
+    i1 = hlo.multiply(hlo.subtract(ai, hlo.multiply(ar, rat)), scl)
+    # both zero: a complex inf or nan
+    both_zero = hlo.and_(_eq(abr, 0, rt), _eq(abi, 0, rt))
+    r1 = hlo.select(both_zero, hlo.divide(ar, abr), r1)
+    i1 = hlo.select(both_zero, hlo.divide(ai, abr), i1)
+    # otherwise (NaN parts too)
+    rat2 = hlo.divide(br, bi)
+    scl2 = hlo.divide(one, hlo.add(bi, hlo.multiply(br, rat2)))
+    r2 = hlo.multiply(hlo.add(hlo.multiply(ar, rat2), ai), scl2)
+    i2 = hlo.multiply(hlo.subtract(hlo.multiply(ai, rat2), ar), scl2)
+    first = compare(abr, abi, "GE", rt.dtype)
+    return hlo.complex(hlo.select(first, r1, r2), hlo.select(first, i1, i2))
+
+
+@register(ew.Divide)
+def lower_divide(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+    x, y = ctx.broadcast_operands((x, y))
+    if is_complex(ctx.out_type.dtype):
+        return [_complex_divide(x, y, ctx.out_type)]
+    return [hlo.divide(x, y)]
+
+
+def _annex_g_multiply(x: ir.Value, y: ir.Value, t: TensorType) -> ir.Value:
+    """C's complex product (C99 Annex G, GCC's ``__muldc3``): where the plain product is
+    nan + nan j but an operand is infinite, its infinities are recovered."""
+    rt = _rtype(t)
+    a, b, c, d = hlo.real(x), hlo.imag(x), hlo.real(y), hlo.imag(y)
+    ac, bd, ad, bc = hlo.multiply(a, c), hlo.multiply(b, d), hlo.multiply(a, d), hlo.multiply(b, c)
+    re, im = hlo.subtract(ac, bd), hlo.add(ad, bc)
+    zero, one = constant(0, rt.dtype, rt.shape), constant(1, rt.dtype, rt.shape)
+
+    def box(v):  # copysign(isinf(v) ? 1 : 0, v)
+        return _copysign(hlo.select(chlo.is_inf(v), one, zero), v, rt)
+
+    def unnan(v):  # NaN -> copysign(0, v)
+        return hlo.select(is_nan(v, rt.dtype), _copysign(zero, v, rt), v)
+
+    x_inf = hlo.or_(chlo.is_inf(a), chlo.is_inf(b))
+    a, b = hlo.select(x_inf, box(a), a), hlo.select(x_inf, box(b), b)
+    c, d = hlo.select(x_inf, unnan(c), c), hlo.select(x_inf, unnan(d), d)
+    y_inf = hlo.or_(chlo.is_inf(c), chlo.is_inf(d))
+    c, d = hlo.select(y_inf, box(c), c), hlo.select(y_inf, box(d), d)
+    a, b = hlo.select(y_inf, unnan(a), a), hlo.select(y_inf, unnan(b), b)
+    big = hlo.or_(hlo.or_(chlo.is_inf(ac), chlo.is_inf(bd)), hlo.or_(chlo.is_inf(ad), chlo.is_inf(bc)))
+    overflow = hlo.and_(hlo.not_(hlo.or_(x_inf, y_inf)), big)
+    a, b, c, d = (hlo.select(overflow, unnan(v), v) for v in (a, b, c, d))
+    inf = constant(np.inf, rt.dtype, rt.shape)
+    re2 = hlo.multiply(inf, hlo.subtract(hlo.multiply(a, c), hlo.multiply(b, d)))
+    im2 = hlo.multiply(inf, hlo.add(hlo.multiply(a, d), hlo.multiply(b, c)))
+    recover = hlo.and_(hlo.and_(is_nan(re, rt.dtype), is_nan(im, rt.dtype)),
+                       hlo.or_(hlo.or_(x_inf, y_inf), big))
+    return hlo.complex(hlo.select(recover, re2, re), hlo.select(recover, im2, im))
+
+
+def _plain_multiply(x: ir.Value, y: ir.Value) -> ir.Value:
+    """The complex product part by part, as NumPy multiplies (XLA folds a product with
+    the constant 1 away, where NumPy's 1 * (inf + 0j) is inf + nan j)."""
+    a, b, c, d = hlo.real(x), hlo.imag(x), hlo.real(y), hlo.imag(y)
+    return hlo.complex(hlo.subtract(hlo.multiply(a, c), hlo.multiply(b, d)),
+                       hlo.add(hlo.multiply(a, d), hlo.multiply(b, c)))
+
+
+def _complex_power(a: ir.Value, b: ir.Value, t: TensorType) -> ir.Value:
+    """NumPy's complex power (npy_cpow): 1 for b = 0; for a = 0, 0 when Re b > 0, else
+    nan; integer b in (-100, 100) by repeated multiplication (and one division for
+    negative b); else C's cpow, cexp(b * clog(a))."""
+    rt = _rtype(t)
+    ar, ai, br, bi = hlo.real(a), hlo.imag(a), hlo.real(b), hlo.imag(b)
+    one = constant(1, t.dtype, t.shape)
+    out = _exp(_annex_g_multiply(b, _log(a, t), t), t)
+    # integer exponents: the unrolled squares of n = 2, 3, or binary powering of |n|
+    integral = hlo.and_(hlo.and_(_eq(bi, 0, rt), compare(hlo.floor(br), br, "EQ", rt.dtype)),
+                        compare(hlo.abs(br), constant(100, rt.dtype, rt.shape), "LT", rt.dtype))
+    it = rt.with_dtype(np.dtype(np.int32))
+    n = convert(hlo.select(integral, hlo.abs(br), constant(0, rt.dtype, rt.shape)), rt, it.dtype)
+    acc, p = one, a
+    for k in range(7):  # |n| < 100 < 2**7
+        bit = compare(hlo.and_(hlo.shift_right_logical(n, constant(k, it.dtype, it.shape)),
+                               constant(1, it.dtype, it.shape)), constant(0, it.dtype, it.shape), "NE", it.dtype)
+        acc = hlo.select(bit, _plain_multiply(acc, p), acc)
+        p = hlo.multiply(p, p)
+    acc = hlo.select(compare(br, constant(0, rt.dtype, rt.shape), "LT", rt.dtype), _complex_divide(one, acc, t), acc)
+    square = hlo.multiply(a, a)
+    acc = hlo.select(_eq(br, 2, rt), square, acc)
+    acc = hlo.select(_eq(br, 3, rt), hlo.multiply(a, square), acc)
+    acc = hlo.select(_eq(br, 1, rt), a, acc)
+    out = hlo.select(integral, acc, out)
+    zero_base = hlo.and_(_eq(ar, 0, rt), _eq(ai, 0, rt))
+    nan = constant(np.nan, rt.dtype, rt.shape)
+    at_zero = hlo.select(compare(br, constant(0, rt.dtype, rt.shape), "GT", rt.dtype),
+                         constant(0, t.dtype, t.shape), hlo.complex(nan, nan))
+    out = hlo.select(zero_base, at_zero, out)
+    return hlo.select(hlo.and_(_eq(br, 0, rt), _eq(bi, 0, rt)), one, out)

@@ -4,14 +4,18 @@ long ones) and the softmax family."""
 
 from __future__ import annotations
 
+import math
+
 from typing import Callable, Sequence
 
 import numpy as np
 
 from ...frontend.ops import reduction as rd
+from ...frontend.symbolic import SymDim, SymbolicDimError
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
+from .. import emit
 from ..context import LoweringContext
-from ..emit import (compare, constant, convert, is_nan, ordered_compare,
+from ..emit import (broadcast_to, compare, constant, convert, dim_value, is_nan, ordered_compare,
                     reduce_region, scalar_type)
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ...xla.ffi import host_call
@@ -116,13 +120,13 @@ def _reduce_float_extremum(x: ir.Value, t: TensorType, axes: Sequence[int],
 def _reshape(v: ir.Value, from_type: TensorType, to_type: TensorType) -> ir.Value:
     if from_type.shape == to_type.shape:
         return v
-    return hlo.reshape(tensor_type(to_type.with_dtype(from_type.dtype)), v)
+    return emit.reshape(v, to_type.with_dtype(from_type.dtype))
 
 
 def _broadcast_back(v: ir.Value, t: TensorType, axes: Sequence[int], full: TensorType) -> ir.Value:
     """A reduced value (axes dropped) broadcast back to the ``full`` shape."""
     kept = [i for i in range(full.ndim) if i not in axes]
-    return hlo.broadcast_in_dim(tensor_type(full.with_dtype(t.dtype)), v, i64_array(kept))
+    return emit.broadcast_in_dim(v, full.with_dtype(t.dtype), kept)
 
 
 def _flatten(x: ir.Value, t: TensorType) -> tuple[ir.Value, TensorType]:
@@ -150,9 +154,28 @@ def lower_reduce(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     if kind in ("max", "min") and is_float(acc):
         r, rt = _reduce_float_extremum(x, t, ctx.op.axis, kind)
     else:
+        if kind == "mul" and is_complex(acc):
+            x = _first_times_one(x, t.with_dtype(acc), ctx.op.axis)
         r, rt = _reduce(x, t.with_dtype(acc), ctx.op.axis, kind)
     r = convert(r, rt, out.dtype)
     return [_reshape(r, rt.with_dtype(out.dtype), out)]
+
+
+def _first_times_one(x: ir.Value, t: TensorType, axes: Sequence[int]) -> ir.Value:
+    """``x`` with the first element of each reduced slice multiplied by ``1 + 0j`` part by
+    part: NumPy's complex products start from the identity, so an infinite part of the
+    first element makes its other part NaN (1 * (inf + 2j) = inf + nan j), even over one
+    element, where XLA's reduce starts from the element itself."""
+    ft = np.zeros((), t.dtype).real.dtype
+    re, im = hlo.real(x), hlo.imag(x)
+    zero = constant(0, ft, t.shape)
+    once = hlo.complex(hlo.subtract(re, hlo.multiply(zero, im)), hlo.add(im, hlo.multiply(zero, re)))
+    it = t.with_dtype(DTYPES["int64"])
+    first = None
+    for a in axes:
+        at0 = compare(emit.iota(it, a), constant(0, it.dtype, t.shape), "EQ", it.dtype)
+        first = at0 if first is None else hlo.and_(first, at0)
+    return x if first is None else hlo.select(first, once, x)
 
 
 @register(rd.Mean)
@@ -161,7 +184,7 @@ def lower_mean(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     acc = rd.accumulation_dtype(out.dtype)
     x = convert(x, t, acc)
     s, st = _reduce(x, t.with_dtype(acc), ctx.op.axis, "add")
-    count = int(np.prod([t.shape[a] for a in ctx.op.axis], dtype=np.int64))
+    count = math.prod(t.shape[a] for a in ctx.op.axis)
     # an empty axis gives 0 / 0 = NaN, as np.mean
     m = hlo.divide(s, constant(count, acc, st.shape))
     m = convert(m, st, out.dtype)
@@ -182,7 +205,7 @@ def lower_argmax_argmin(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
         axis = 0
     dt = t.dtype
     idx_t = TensorType(_INT64, t.shape)
-    iota = hlo.iota(tensor_type(idx_t), axis)
+    iota = emit.iota(idx_t, axis)
     red_shape = [d for i, d in enumerate(t.shape) if i != axis]
     red_v, red_i = TensorType(dt, red_shape), TensorType(_INT64, red_shape)
     op = hlo.ReduceOp(
@@ -339,7 +362,7 @@ def _cum_host_loop(ctx: LoweringContext, x: ir.Value, t: TensorType, axis: int, 
     post = int(np.prod(t.shape[axis + 1:], dtype=np.int64))
     vt = ctx.module.ir_type(TensorType(t.dtype, (pre, t.shape[axis], post)))
     (y,) = host_call(target, [hlo.reshape(vt, x)], [vt])
-    return hlo.reshape(ctx.module.ir_type(t), y)
+    return emit.reshape(y, t)
 
 
 @register(rd.CumOp)
@@ -353,6 +376,10 @@ def lower_cum_op(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     acc = rd.accumulation_dtype(out.dtype) if kind in ("add", "mul") else out.dtype
     x = convert(x, t, acc)
     t = t.with_dtype(acc)
+    if type(t.shape[axis]) is SymDim:
+        # the fast forms (a window for short axes, a blocked loop or a host loop for
+        # long ones) are chosen by the length: lowered per call shape
+        raise SymbolicDimError(f"a running reduction along the symbolic axis {axis} ({t.shape[axis]})")
     if t.size:
         # max/min never take the reduce_window: XLA:CPU may lose NaN in a reduction
         # with stablehlo.maximum (see _reduce_float_extremum)
@@ -382,7 +409,7 @@ def lower_var(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     ct = t.with_dtype(rd.accumulation_dtype(rd.float_dtype(t.dtype)))
     rt = ct.with_dtype(rd.accumulation_dtype(out.dtype))
     x = convert(x, t, ct.dtype)
-    count = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
+    count = math.prod(t.shape[a] for a in axes)
     s, st = _reduce(x, ct, axes, "add")
     m = hlo.divide(s, constant(count, ct.dtype, st.shape))
     d = hlo.subtract(x, _broadcast_back(m, st, axes, ct))
@@ -393,7 +420,13 @@ def lower_var(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
         sq = hlo.multiply(d, d)
     s2, s2t = _reduce(sq, rt, axes, "add")
     # a divisor <= 0 gives inf (or NaN for 0 / 0), as numpy.var
-    v = hlo.divide(s2, constant(max(count - ctx.op.ddof, 0), rt.dtype, s2t.shape))
+    if type(count) is SymDim and ctx.op.ddof:
+        n = hlo.maximum(dim_value(count - ctx.op.ddof), constant(0, _INT64))
+        divisor = broadcast_to(hlo.convert(tensor_type(TensorType(rt.dtype, ())), n), TensorType(rt.dtype, ()),
+                               s2t.shape)
+    else:
+        divisor = constant(max(count - ctx.op.ddof, 0), rt.dtype, s2t.shape)
+    v = hlo.divide(s2, divisor)
     if isinstance(ctx.op, rd.Std):
         v = hlo.sqrt(v)
     v = convert(v, s2t, out.dtype)

@@ -151,6 +151,62 @@ def test_median(rng, fn, shape, axis, keepdims, dtype):
                         _numpy(getattr(np, fn), x, axis=axis, keepdims=keepdims))
 
 
+def _all_paths(build, x, want, shape=None):
+    """hg.evaluate and the O0 and O2 compilations of ``build`` equal NumPy's ``want``."""
+    from hlograph.testing.fuzz import compare
+
+    v = hg.tensor("x", x.shape if shape is None else shape, x.dtype)
+    g = hg.Graph([v], build(v))
+    for where, got in (("evaluate", hg.evaluate(g, x)), ("O0", hg.compile(g, pipeline="O0")(x)),
+                       ("O2", hg.compile(g)(x))):
+        msg = compare(np.asarray(got), np.asarray(want))
+        assert msg is None, f"{where}: {msg}"
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", [1, -2, 0])
+def test_median_of_empty_input_with_unknown_dims(fn, axis, keepdims):
+    # an unknown dim beside a zero-size one: the result keeps the shapes NumPy gives
+    x = np.zeros((0, 3, 2), np.uint32)
+    _all_paths(lambda v: getattr(hg, fn)(v, axis=axis, keepdims=keepdims), x,
+               _numpy(getattr(np, fn), x, axis=axis, keepdims=keepdims), shape=(0, 3, None))
+
+
+def _complex_with_nans(rng, shape, dtype):
+    x = (rng.normal(size=shape) + 1j * rng.normal(size=shape)).round(1).astype(dtype)
+    flat = x.reshape(-1)
+    for i, v in zip(rng.choice(flat.size, min(flat.size, 4), replace=False),
+                    [complex(np.nan, 1), complex(2, np.nan), complex(np.inf, -1), complex(np.nan, np.nan)]):
+        flat[i] = v
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("fn", ["nanmax", "nanmin", "median", "nanmedian"])
+@pytest.mark.parametrize("shape,axis,keepdims", [((7,), None, False), ((3, 5), -1, True), ((3, 5), 0, False),
+                                                 ((2, 3, 4), None, True), ((2, 3, 4), (0, 2), False)])
+def test_complex_nan_extrema_and_medians(rng, dtype, fn, shape, axis, keepdims):
+    # NumPy orders complex numbers lexicographically; nanmax/nanmin are fmax/fmin
+    # reductions (an all-NaN slice keeps its first element), median gives the slice's last
+    # sorted value where it holds a NaN part, nanmedian skips those
+    x = _complex_with_nans(rng, shape, dtype)
+    _all_paths(lambda v: getattr(hg, fn)(v, axis=axis, keepdims=keepdims), x,
+               _numpy(getattr(np, fn), x, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("fn", ["nanmax", "nanmin", "nanmedian"])
+@pytest.mark.parametrize("axis", [None, 1])
+def test_complex_all_nan_slices(fn, axis):
+    # nanmedian's all-NaN slice is the slice's last element when NumPy reduces to one
+    # dimension (axis=None), else nan + 0j; nanmax/nanmin keep the first element
+    x = np.array([[complex(np.nan, 1), complex(2, np.nan), complex(np.nan, 3)],
+                  [1 + 1j, complex(np.nan, 0), 3 - 1j]], np.complex128)
+    if axis is None:
+        x[1] = x[0]
+    _all_paths(lambda v: getattr(hg, fn)(v, axis=axis), x, _numpy(getattr(np, fn), x, axis=axis))
+
+
 def test_quantile_constant_q(rng):
     x = random_array(rng, (3, 8), "float64")
     q = np.array([0.2, 0.7])

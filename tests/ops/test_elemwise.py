@@ -495,3 +495,106 @@ def test_complex_abs_of_infinite_parts(dtype, pipeline):
     for got in (hg.compile(g, pipeline=pipeline)(a), hg.evaluate(g, a)):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# --- complex functions at C99's (Annex G) special values, as NumPy ----------------
+_PARTS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -0.5, 1e30]
+
+
+def _special_complex(dtype):
+    return np.array([complex(a, b) for a in _PARTS for b in _PARTS], dtype)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("op", ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+                                "exp", "log", "log2", "log10", "log1p"])
+def test_complex_special_values(op, dtype):
+    # infinite parts win over NaN, signed zeros pick the side of a branch cut
+    # (arcsin(2.5 - 0j) = conj(arcsin(2.5 + 0j))), NaN parts give C99's values
+    z = _special_complex(dtype)
+    with np.errstate(all="ignore"):
+        _numpy_paths(getattr(hg, op), [z], getattr(np, op)(z))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_inverse_functions_on_branch_cuts(dtype, rng):
+    # random points with zero parts of either sign (on and off the cuts)
+    re = rng.choice([-3.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0], 200)
+    im = rng.choice([-2.0, -0.0, 0.0, 0.75, 2.0], 200)
+    z = (re + 1j * im).astype(dtype)
+    z.imag = np.where(im == 0, im, z.imag)  # keep -0.0
+    for op in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"):
+        with np.errstate(all="ignore"):
+            _numpy_paths(getattr(hg, op), [z], getattr(np, op)(z))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_power_special_values(dtype):
+    # NumPy's npy_cpow: 1 for b = 0, 0 or nan for a zero base, integer exponents in
+    # (-100, 100) by repeated products ((inf + 0j) ** -1 is nan + nan j), else C's cpow
+    parts = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5, 2.0, 3.0, 0.5]
+    z = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    base, exponent = (a.ravel() for a in np.meshgrid(z, z))
+    ints = np.array([4, 5, -1, -2, -3, -4, 7, 1.5, -0.5], dtype)
+    base = np.concatenate([base, np.repeat(z, ints.size)])
+    exponent = np.concatenate([exponent, np.tile(ints, z.size)])
+    with np.errstate(all="ignore"):
+        _numpy_paths(hg.power, [base, exponent], np.power(base, exponent))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_divide_special_values(dtype):
+    # NumPy divides complex numbers by Smith's algorithm, step by step
+    z = _special_complex(dtype)
+    x, y = (a.ravel() for a in np.meshgrid(z, z))
+    with np.errstate(all="ignore"):
+        _numpy_paths(hg.divide, [x, y], np.divide(x, y))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("decimals", [-1, -2, -3])
+def test_round_integers_past_their_range(dtype, decimals):
+    # NumPy rounds integers in float64 and casts back: 127 to tens is -126 in int8,
+    # int64's extremes round past the type (to the least int64)
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.max, info.max - 1, info.min + 1, 0, 5, 15, 25, 35, 4], dtype)
+    x = hg.tensor("x", (None,), dtype)
+    g = hg.Graph([x], hg.round(x, decimals))
+    with np.errstate(all="ignore"):
+        # one element at a time: NumPy's own float64 -> uint32 cast of values past the type
+        # differs between its vector loop and its scalar one (README, the documented differences)
+        want = np.array([np.round(a[i:i + 1], decimals)[0] for i in range(a.size)])
+        for got in (hg.evaluate(g, a), hg.compile(g, pipeline="O0")(a), hg.compile(g)(a)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+def test_round_uint32_past_its_range_is_wrapped():
+    # pinned: 4294967295 to tens is 4294967300, wrapped to 4 (NumPy's scalar loop; its
+    # vector loop gives 0 for arrays of four and more elements)
+    a = np.array([4294967295, 4294967294, 4294967285], np.uint32)
+    x = hg.tensor("x", a.shape, "uint32")
+    g = hg.Graph([x], hg.round(x, -1))
+    for got in (hg.evaluate(g, a), hg.compile(g)(a)):
+        np.testing.assert_array_equal(got, np.array([4, 4294967290, 4294967280], np.uint32))
+
+
+@pytest.mark.parametrize("op", ["copysign", "arctan2", "hypot", "logaddexp", "nextafter", "heaviside",
+                                "divide", "power", "add", "floor_divide"])
+def test_mixed_integer_dtypes_take_numpys_loop(op, rng):
+    # NumPy picks the first loop both integer types cast to safely: copysign of int8 and
+    # uint8 computes in float16, where their common type int16 would take float32
+    ints = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"]
+    for d1 in ints:
+        for d2 in ints:
+            a = np.arange(1, 4).astype(d1)
+            b = np.arange(1, 4).astype(d2)
+            try:
+                want = getattr(np, op)(a, b)
+            except TypeError:
+                continue
+            got = getattr(hg, op)(hg.tensor("a", (3,), d1), hg.tensor("b", (3,), d2))
+            assert got.dtype == want.dtype, (op, d1, d2)
+    a, b = np.array([-1, 2, -3], np.int8), np.array([1, 0, 7], np.uint8)
+    with np.errstate(all="ignore"):
+        _numpy_paths(getattr(hg, op), [a, b], getattr(np, op)(a, b))

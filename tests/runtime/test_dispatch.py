@@ -383,7 +383,8 @@ def test_function_specializes_unknown_dims_per_shape(rng):
         assert out[0].shape == shape
         for o, e in zip(out, hg.evaluate(g, v)):
             assert_same(o, e)
-    assert len(lowerings) == 3
+    # sizes >= 1 refine the one shape-polymorphic module; the size-0 call lowers for its shape
+    assert [s[0].shape for s in lowerings] == [(0, 2)]
     assert sorted(c.graph.inputs[0].type.shape for c in fn._cache.values()) == [(0, 2), (1, 2), (5, 2)]
 
 
