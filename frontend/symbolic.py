@@ -195,17 +195,28 @@ class SymDim:
                 else:
                     return SymDim._make(out)
             return SymDim._atom(("floordiv", self, other))
-        o = SymDim._as_dict(other)
-        if o is None:
+        k = SymDim._divisor(other, "divided by")
+        if k is None:
             return NotImplemented
-        k = o.get((), 0)
-        if k == 0:
-            raise ZeroDivisionError("symbolic dimension divided by zero")
         if k == 1:
             return self
-        if all(c % k == 0 for _, c in self._terms):
+        if self._divisible(k):
             return SymDim._make({m: c // k for m, c in self._terms})
         return SymDim._atom(("floordiv", self, k))
+
+    @staticmethod
+    def _divisor(other, what: str) -> int | None:
+        """``other`` as an int divisor (None: not an int)."""
+        o = SymDim._as_dict(other)
+        if o is None:
+            return None
+        k = o.get((), 0)
+        if k == 0:
+            raise ZeroDivisionError(f"symbolic dimension {what} zero")
+        return k
+
+    def _divisible(self, k: int) -> bool:
+        return all(c % k == 0 for _, c in self._terms)
 
     def __rfloordiv__(self, other):
         if SymDim._as_dict(other) is None:
@@ -217,15 +228,10 @@ class SymDim:
             if other == self:
                 return 0
             return SymDim._atom(("mod", self, other))
-        o = SymDim._as_dict(other)
-        if o is None:
+        k = SymDim._divisor(other, "modulo")
+        if k is None:
             return NotImplemented
-        k = o.get((), 0)
-        if k == 0:
-            raise ZeroDivisionError("symbolic dimension modulo zero")
-        if all(c % k == 0 for _, c in self._terms):
-            return 0
-        return SymDim._atom(("mod", self, k))
+        return 0 if self._divisible(k) else SymDim._atom(("mod", self, k))
 
     def __rmod__(self, other):
         if SymDim._as_dict(other) is None:

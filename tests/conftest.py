@@ -22,3 +22,18 @@ def rng(request):
     # one seed per test, stable across runs
     seed = sum(map(ord, request.node.nodeid))
     return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """A cache directory of the test's own, clean cache counters and an empty
+    in-memory executable cache (so that compiles reach the disk cache)."""
+    from hlograph.runtime import cache, executables
+
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(cache.ENV_DIR, str(directory))
+    monkeypatch.delenv(cache.ENV_MAX_BYTES, raising=False)
+    executables.clear_cache()
+    cache.reset_stats()
+    yield directory
+    executables.clear_cache()

@@ -18,7 +18,7 @@ from .. import emit
 from ..context import LoweringContext
 from ..emit import compare, constant, scalar_type
 from ..lower import emit_nodes, value_of
-from ...xla.mlir import func, hlo, i64_array, ir, tensor_type
+from ...xla.mlir import func, hlo, i64_array, ir
 from ..registry import register
 
 

@@ -8,7 +8,7 @@ from ...frontend.ops.conv import ConvGeneralDilated
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from ..context import LoweringContext
 from ..emit import convert
-from ...xla.mlir import element_type, hlo, ir, tensor_type
+from ...xla.mlir import hlo, ir, tensor_type
 from ..registry import register
 
 _HALF = (DTYPES["float16"], DTYPES["bfloat16"])

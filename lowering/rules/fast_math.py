@@ -67,13 +67,17 @@ ENV_MIN_ELEMENTS = "HLOGRAPH_FAST_MATH_MIN_ELEMENTS"
 DEFAULT_MIN_ELEMENTS = 4096
 
 
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    try:
+        return int(value) if value else default
+    except ValueError:
+        return default
+
+
 def min_elements() -> int:
     """The smallest tensor (in elements) that takes the fast path; read on every use."""
-    value = os.environ.get(ENV_MIN_ELEMENTS, "")
-    try:
-        return int(value) if value else DEFAULT_MIN_ELEMENTS
-    except ValueError:
-        return DEFAULT_MIN_ELEMENTS
+    return _env_int(ENV_MIN_ELEMENTS, DEFAULT_MIN_ELEMENTS)
 
 
 ENV_MAX_OPS = "HLOGRAPH_FAST_MATH_MAX_OPS"
@@ -82,11 +86,7 @@ DEFAULT_MAX_OPS = 32
 
 def max_ops() -> int:
     """How many ops of one module take the fast path at most (in graph order); read on every use."""
-    value = os.environ.get(ENV_MAX_OPS, "")
-    try:
-        return int(value) if value else DEFAULT_MAX_OPS
-    except ValueError:
-        return DEFAULT_MAX_OPS
+    return _env_int(ENV_MAX_OPS, DEFAULT_MAX_OPS)
 
 
 def _fast(ctx: LoweringContext) -> bool:

@@ -17,7 +17,7 @@ from ..context import LoweringContext
 from ..emit import convert
 from ..bridge import lower_with_jax
 from ...xla.jax_lowering import jnp, jsp_linalg
-from ...xla.mlir import element_type, hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
 

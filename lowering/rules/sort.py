@@ -17,7 +17,7 @@ from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from .. import emit
 from ..context import LoweringContext
 from ..emit import compare, constant, real_dtype, scalar_type
-from ...xla.mlir import hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir
 from ..registry import register
 
 _INT64 = DTYPES["int64"]

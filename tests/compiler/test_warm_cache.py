@@ -22,16 +22,9 @@ from hlograph.runtime import cache, executables
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    """Every test gets its own cache directory, clean counters and an empty
-    in-memory executable cache."""
-    directory = tmp_path / "cache"
-    monkeypatch.setenv(cache.ENV_DIR, str(directory))
-    monkeypatch.delenv(cache.ENV_MAX_BYTES, raising=False)
-    executables.clear_cache()
-    cache.reset_stats()
-    yield directory
-    executables.clear_cache()
+def cache_dir(private_cache):
+    """Every test gets its own cache directory (tests/conftest.py)."""
+    return private_cache
 
 
 def _graph(scale=2.0, dtype="float32", axis=0, n=6):

@@ -17,21 +17,14 @@ import pytest
 
 import hlograph as hg
 from hlograph.tools import cli
-from hlograph.xla import mlir, pjrt
+from hlograph.xla import pjrt
 from hlograph.runtime import cache, executables
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path, monkeypatch):
-    """Every test gets its own cache directory and clean counters; the in-memory
-    cache is emptied so that compiles reach the disk cache."""
-    directory = tmp_path / "cache"
-    monkeypatch.setenv(cache.ENV_DIR, str(directory))
-    monkeypatch.delenv(cache.ENV_MAX_BYTES, raising=False)
-    executables.clear_cache()
-    cache.reset_stats()
-    yield directory
-    executables.clear_cache()
+def cache_dir(private_cache):
+    """Every test gets its own cache directory (tests/conftest.py)."""
+    return private_cache
 
 
 def _graph(scale: float = 2.0) -> hg.Graph:
@@ -170,7 +163,7 @@ _TWO_DEVICES_SCRIPT = """
 import json
 import numpy as np
 import hlograph as hg
-from hlograph.xla import mlir, pjrt
+from hlograph.xla import pjrt
 from hlograph.runtime import cache, executables
 from hlograph.xla import pjrt
 
