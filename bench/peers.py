@@ -150,8 +150,11 @@ def per_call(workload: str, peers, repeat: int) -> dict[str, float]:
         first[p] = time.perf_counter() - t0
     number = int(min(2000, max(2, 0.05 / max(max(first.values()), 1e-7))))
     times: dict[str, list[float]] = {p: [] for p in fns}
-    for _ in range(repeat):
-        for p, (fn, args) in fns.items():
+    order = list(fns)
+    for r in range(repeat):
+        # a rotating order: BLAS threads left spinning by one contender slow down the next
+        for p in order[r % len(order):] + order[:r % len(order)]:
+            fn, args = fns[p]
             t0 = time.perf_counter()
             for _ in range(number):
                 fn(*args)

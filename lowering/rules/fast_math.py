@@ -95,11 +95,15 @@ def _fast(ctx: LoweringContext) -> bool:
     fast ops before it in the module: each expands to ~30 ops, and XLA:CPU's compile
     time grows faster than linearly with a fused module's size."""
     t = ctx.in_types[0]
-    if t.dtype not in _FAST or math.prod(d if type(d) is int else 1 for d in t.shape) < min_elements():
+    if t.dtype not in _FAST:
         return False
     counters = ctx.module.counters
+    if "fast_math_min" not in counters:  # the settings, read once per module
+        counters["fast_math_min"], counters["fast_math_max"] = min_elements(), max_ops()
+    if math.prod(d if type(d) is int else 1 for d in t.shape) < counters["fast_math_min"]:
+        return False
     used = counters.get("fast_math", 0)
-    if used >= max_ops():
+    if used >= counters["fast_math_max"]:
         return False
     counters["fast_math"] = used + 1
     return True

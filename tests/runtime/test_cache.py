@@ -163,7 +163,7 @@ _TWO_DEVICES_SCRIPT = """
 import json
 import numpy as np
 import hlograph as hg
-from hlograph.xla import pjrt
+from hlograph.xla import mlir, pjrt
 from hlograph.runtime import cache, executables
 from hlograph.xla import pjrt
 
