@@ -234,11 +234,15 @@ class Function(Dispatching):
                            ", ".join(s.kind for s in program.segments))
             return Lowered(graph, None, device, program)
         module = lower_graph(graph, platform=device.platform, mesh=self.mesh, host_calls=HOST_CALLS)
+        self._optimize(module)
+        return Lowered(graph, module, device, key=key)
+
+    def _optimize(self, module: ir.Module) -> None:
+        """Runs the pass pipeline on ``module`` and marks the donated arguments."""
         from ..passes.pipeline import run
         run(module, self.pipeline)
         for i in self.donate_argnums:
             set_argument_attribute(module, i, "jax.buffer_donor", True)
-        return Lowered(graph, module, device, key=key)
 
     def _polymorphic(self, required: bool = False) -> "PolymorphicModule | None":
         """The graph lowered once with symbolic dims (built on first use; None where
@@ -288,10 +292,7 @@ class Function(Dispatching):
             log.LOWER.info("%r: the shape-polymorphic module does not refine to %s (%s); lowering again",
                            g, ", ".join(map(str, types)), e)
             return None
-        from ..passes.pipeline import run
-        run(module, self.pipeline)
-        for i in self.donate_argnums:
-            set_argument_attribute(module, i, "jax.buffer_donor", True)
+        self._optimize(module)
         return Lowered(signature_graph(g, types, out_types), module, self.device)
 
     def _flat_lower(self, *arg_specs: Any) -> "Lowered":

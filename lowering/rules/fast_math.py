@@ -47,7 +47,7 @@ from ...frontend.ops import elemwise as ew
 from ...frontend.types import DTYPES, TensorType
 from ..context import LoweringContext
 from ..emit import compare, constant, convert, reduce_region, signbit
-from ...xla.mlir import chlo, hlo, i64_array, ir, tensor_type
+from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 from .elemwise import lower_inverse, lower_nary
 
@@ -336,7 +336,7 @@ def _inverse_trig_f64(e: _Emitter, xd: ir.Value, which: str) -> ir.Value:
     return hlo.subtract(e.c(math.pi / 2), asin)
 
 
-def _lower_inverse_trig(which: str, xla_op, ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+def _lower_inverse_trig(which: str, ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
     if not _fast(ctx):
         return lower_inverse(ctx, x)  # the default rule (complex special values included)
@@ -347,17 +347,17 @@ def _lower_inverse_trig(which: str, xla_op, ctx: LoweringContext, x: ir.Value) -
 
 def lower_arctan_cpu(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     """arctan on the CPU: the float64 kernel for float32/float16/bfloat16."""
-    return _lower_inverse_trig("arctan", chlo.atan, ctx, x)
+    return _lower_inverse_trig("arctan", ctx, x)
 
 
 def lower_arcsin_cpu(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     """arcsin on the CPU: float64 atan(x / sqrt(1 - x**2)) for float32/float16/bfloat16."""
-    return _lower_inverse_trig("arcsin", chlo.asin, ctx, x)
+    return _lower_inverse_trig("arcsin", ctx, x)
 
 
 def lower_arccos_cpu(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     """arccos on the CPU: float64 pi/2 - arcsin(x) for float32/float16/bfloat16."""
-    return _lower_inverse_trig("arccos", chlo.acos, ctx, x)
+    return _lower_inverse_trig("arccos", ctx, x)
 
 
 register(ew.Arctan, platform="cpu")(lower_arctan_cpu)
