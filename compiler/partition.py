@@ -6,6 +6,13 @@ even indices, host segments odd ones, so a node joins the segment of a
 same-kind producer and starts a later one after an other-kind producer.
 Segments are maximal under that rule and run in index order.
 
+A device segment of more than ``SPLIT_MIN_NODES`` nodes is then cut into parts
+of about ``SPLIT_NODES`` nodes (``split_large``), each its own executable: XLA's
+compile time grows faster than the size of the module (a 10k-op elementwise
+chain compiles several times slower than ten 1k-op ones), and separate parts
+compile in parallel. Cuts go where the fewest values cross, so parts hand each
+other little; ``$HLOGRAPH_SPLIT_NODES`` sets the part size (``off``: never split).
+
 Where each node runs is the placement policy's answer (placement.py): on the
 CPU, a host op whose output types are static (``mask_assign``, ``isin``, ...)
 runs inside the device module as an XLA FFI custom call to its Numba
@@ -20,7 +27,15 @@ from dataclasses import dataclass, field
 from ..frontend.graph import Apply, Constant, Graph, Variable
 from .placement import DEVICE, HOST, HOST_CALL, placement
 
-__all__ = ["Segment", "partition", "DEVICE", "HOST"]
+__all__ = ["Segment", "partition", "split_large", "split_size", "DEVICE", "HOST",
+           "SPLIT_MIN_NODES", "SPLIT_NODES", "SPLIT_ENV"]
+
+#: device segments of more nodes than this are split into parts ...
+SPLIT_MIN_NODES = 3000
+#: ... of about this many nodes each
+SPLIT_NODES = 1500
+#: overrides ``SPLIT_NODES`` (a positive number; ``off`` or 0: never split)
+SPLIT_ENV = "HLOGRAPH_SPLIT_NODES"
 
 
 @dataclass
@@ -33,11 +48,14 @@ class Segment:
     outputs: list[Variable] = field(default_factory=list)
     #: nodes of a device segment that run host code in the module (XLA FFI custom calls)
     host_calls: list[Apply] = field(default_factory=list)
+    #: (part number, number of parts) of a device segment split by size; None: whole
+    part: tuple[int, int] | None = None
 
 
-def partition(graph: Graph, platform: str | None = None) -> list[Segment]:
+def partition(graph: Graph, platform: str | None = None, split: bool = True) -> list[Segment]:
     """The segments of ``graph`` on ``platform`` ("cpu", "gpu", ...; None: jax's default),
-    in the order they run."""
+    in the order they run; ``split``: large device segments are cut into parts
+    (``split_large``)."""
     node_kinds = []
     host_calls: set[int] = set()
     for node in graph.nodes:
@@ -46,7 +64,9 @@ def partition(graph: Graph, platform: str | None = None) -> list[Segment]:
             host_calls.add(id(node))
             where = DEVICE
         node_kinds.append(where)
-    if HOST not in node_kinds:  # the common case: one device segment
+    size = split_size() if split else None
+    if HOST not in node_kinds and (size is None or len(graph.nodes) <= SPLIT_MIN_NODES):
+        # the common case: one device segment
         if not graph.nodes:
             return []
         produced = {id(o) for n in graph.nodes for o in n.outputs}
@@ -71,8 +91,99 @@ def partition(graph: Graph, platform: str | None = None) -> list[Segment]:
         for o in node.outputs:
             seg_of[id(o)] = idx
     segments = [by_index[i] for i in sorted(by_index)]
+    if size is not None:
+        segments = split_large(segments, graph, size)
+    _set_boundaries(segments, graph)
+    return segments
 
-    # boundary values: what each segment reads from outside and must hand on
+
+def split_size() -> int | None:
+    """The part size large device segments are split to (``$HLOGRAPH_SPLIT_NODES``,
+    default ``SPLIT_NODES``), or None when splitting is off.
+
+    Raises:
+        ValueError: the variable is neither a positive number, 0 nor ``off``.
+    """
+    import os
+
+    raw = os.environ.get(SPLIT_ENV, "").strip().lower()
+    if not raw:
+        return SPLIT_NODES
+    if raw in ("off", "0"):
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise ValueError(f"{SPLIT_ENV}={os.environ[SPLIT_ENV]!r}: expected a positive number of nodes, 0 or off")
+    return value
+
+
+def split_large(segments: list[Segment], graph: Graph, size: int,
+                min_nodes: int | None = None) -> list[Segment]:
+    """``segments`` with every device segment of more than ``min_nodes`` nodes cut
+    into parts of about ``size`` nodes, in node order.
+
+    Each cut lies within a quarter of ``size`` of its even position, where the
+    fewest values computed before it are used after it (a chain: one), so the
+    parts hand each other as little as possible. Boundaries are not set here.
+    ``min_nodes``: default ``SPLIT_MIN_NODES``.
+    """
+    if min_nodes is None:
+        min_nodes = SPLIT_MIN_NODES
+    out: list[Segment] = []
+    for seg in segments:
+        n = len(seg.nodes)
+        if seg.kind != DEVICE or n <= max(min_nodes, size):
+            out.append(seg)
+            continue
+        cuts = _cuts(seg.nodes, graph, size)
+        calls = {id(node) for node in seg.host_calls}
+        bounds = list(zip([0, *cuts], [*cuts, n]))
+        for k, (lo, hi) in enumerate(bounds):
+            nodes = seg.nodes[lo:hi]
+            out.append(Segment(DEVICE, nodes, host_calls=[x for x in nodes if id(x) in calls],
+                               part=(k + 1, len(bounds))))
+    return out
+
+
+def _cuts(nodes: list[Apply], graph: Graph, size: int) -> list[int]:
+    """Cut positions (a part ends before each) for ``nodes``, see ``split_large``."""
+    n = len(nodes)
+    where = {id(o): i for i, node in enumerate(nodes) for o in node.outputs}
+    last = {}  # id(value) -> the last node position reading it; n: read after the segment
+    for i, node in enumerate(nodes):
+        for v in node.inputs:
+            if id(v) in where:
+                last[id(v)] = i
+    for v in graph.outputs:
+        if id(v) in where:
+            last[id(v)] = n
+    # live[i]: values made before position i and read at or after it
+    delta = [0] * (n + 1)
+    for key, made in where.items():
+        end = last.get(key)
+        if end is not None and end > made:
+            delta[made + 1] += 1
+            if end < n:
+                delta[end + 1] -= 1
+    live, running = [0] * (n + 1), 0
+    for i in range(n + 1):
+        running += delta[i]
+        live[i] = running
+    parts = -(-n // size)
+    cuts: list[int] = []
+    for k in range(1, parts):
+        ideal = k * n // parts
+        lo, hi = max(ideal - size // 4, (cuts[-1] if cuts else 0) + 1), min(ideal + size // 4, n - 1)
+        if lo <= hi:
+            cuts.append(min(range(lo, hi + 1), key=lambda i: (live[i], abs(i - ideal))))
+    return cuts
+
+
+def _set_boundaries(segments: list[Segment], graph: Graph) -> None:
+    """Sets what each segment reads from outside and must hand on."""
     needed_later: set[int] = {id(v) for v in graph.outputs}
     for seg in reversed(segments):
         produced = {id(o) for n in seg.nodes for o in n.outputs}
@@ -80,7 +191,6 @@ def partition(graph: Graph, platform: str | None = None) -> list[Segment]:
         seg.inputs = _unique(v for n in seg.nodes for v in n.inputs
                              if id(v) not in produced and not isinstance(v, Constant))
         needed_later |= {id(v) for v in seg.inputs}
-    return segments
 
 
 def _unique(vs) -> list[Variable]:

@@ -9,6 +9,9 @@ host ops are lowered at run time and cached per input shape, like any
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -104,9 +107,11 @@ def _where(seg: Segment) -> str:
     if seg.kind == DEVICE:
         static = all(v.type.is_static for v in seg.inputs)
         calls = len(seg.host_calls)
+        part = (f"; part {seg.part[0]} of {seg.part[1]} of a large device graph, compiled on its own"
+                if seg.part else "")
         return "device (StableHLO, PJRT" + (
             f"; {calls} in-module host call{'s' if calls != 1 else ''} (XLA FFI, Numba)"
-            if calls else "") + ")" + (
+            if calls else "") + part + ")" + (
             "" if static else "; lowered at run time: its input shapes depend on values")
     numba = all(has_impl(n.op) for n in seg.nodes)
     return "host (" + ("Numba, one compiled function" if numba else "Python") + ")"
@@ -122,7 +127,11 @@ def _name(v, graph: Graph) -> str:
 
 
 class CompiledProgram:
-    """Runs the segments in order: ``compiled(*args)`` as ``Compiled``."""
+    """Runs the segments in order: ``compiled(*args)`` as ``Compiled``.
+
+    The device segments whose input shapes are static are compiled before the
+    first call runs, several at once (XLA compiles in parallel threads); the
+    others when they first run."""
 
     def __init__(self, program: Program):
         self.program = program
@@ -130,11 +139,17 @@ class CompiledProgram:
         self._check = ArgumentChecker(self.graph.inputs)
         self._single = self.graph.single_output
         self._compiled: list[Any] | None = None
+        self._lock = threading.Lock()
+        self._runners: list[Any] | None = None
 
     def _run(self, args: Sequence[Any]) -> list[Any]:
         values = self._check(args)
+        runners = self._runners
+        if runners is None:
+            compiled = self._compiled_segments()
+            runners = self._runners = [p if c is None else c for p, c in zip(self.program.parts, compiled)]
         env: dict[int, Any] = {id(v): a for v, a in zip(self.graph.inputs, values)}
-        for seg, part in zip(self.program.segments, self.program.parts):
+        for seg, part in zip(self.program.segments, runners):
             ins = [env[id(v)] for v in seg.inputs]
             if seg.kind == DEVICE:
                 outs = part(*ins, output="device")
@@ -175,9 +190,9 @@ class CompiledProgram:
 
     def _compiled_segments(self) -> list[Any]:
         """The Compiled of each device segment compiled ahead of time (else None)."""
-        if self._compiled is None:
-            self._compiled = [None if lw is None else lw.compile()
-                              for lw in self.program.lowered_modules()]
+        with self._lock:
+            if self._compiled is None:
+                self._compiled = compile_all(self.program.lowered_modules())
         return self._compiled
 
     def as_text(self) -> str:
@@ -198,6 +213,22 @@ class CompiledProgram:
     def memory_analysis(self) -> list[dict[str, Any]]:
         """XLA's memory sizes per segment, as ``cost_analysis``."""
         return self.program.analyses(lambda c: c.memory_analysis(), self._compiled_segments())
+
+
+def compile_all(lowered: Sequence[Any]) -> list[Any]:
+    """``lw.compile()`` of each Lowered (None stays None), in parallel threads when
+    there are several: XLA's compile releases the interpreter lock."""
+    todo = [i for i, lw in enumerate(lowered) if lw is not None]
+    out: list[Any] = [None] * len(lowered)
+    workers = min(len(todo), os.cpu_count() or 1)
+    if workers <= 1:
+        for i in todo:
+            out[i] = lowered[i].compile()
+        return out
+    with ThreadPoolExecutor(workers, thread_name_prefix="hlograph-compile") as pool:
+        for i, compiled in zip(todo, pool.map(lambda i: lowered[i].compile(), todo)):
+            out[i] = compiled
+    return out
 
 
 def plan(graph: Graph, pipeline: str, device: Any) -> Program | None:
