@@ -14,7 +14,7 @@ from ..runtime import executables
 from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from . import graph_key, picture
-from .partition import partition
+from .partition import partition, will_split
 from ..lowering.lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
 from .pytrees import with_pytrees
@@ -220,15 +220,22 @@ class Function(Dispatching):
                 raise TypeError("lower(symbolic=True) takes no argument specs")
             poly = self._polymorphic(required=True)
             return Lowered(poly.symbolic_graph, poly.module, self.device)
+        return self._lower(arg_specs, split=False)
+
+    def _lower(self, arg_specs: Sequence[Any], split: bool) -> "Lowered":
+        """``lower`` for concrete specs; ``split``: a large device graph becomes several
+        parts, each its own module (as calls run it; ``lower()`` keeps one module)."""
         with timed(log.LOWER, "specialized %r to %s and placed its nodes", self.graph,
                    _types_text(arg_specs) if log.LOWER.isEnabledFor(logging.INFO) else ""):
             graph = self._specialize(arg_specs)
             device = self.device
-            # a warm process finds the optimized module by the graph's key
-            key, stored = graph_key.lookup(graph, self.pipeline, device, self.donate_argnums, self.mesh)
-            if stored is not None:
-                return Lowered(graph, None, device, key=key, stored=stored)
-            program = plan(graph, self.pipeline, device)
+            split = split and self.mesh is None and will_split(graph)
+            key = None
+            if not split:  # a warm process finds the optimized module by the graph's key
+                key, stored = graph_key.lookup(graph, self.pipeline, device, self.donate_argnums, self.mesh)
+                if stored is not None:
+                    return Lowered(graph, None, device, key=key, stored=stored)
+            program = plan(graph, self.pipeline, device, split)
         if program is not None:
             log.LOWER.info("%r runs in %d segments (%s)", graph, len(program.segments),
                            ", ".join(s.kind for s in program.segments))
@@ -238,9 +245,10 @@ class Function(Dispatching):
         return Lowered(graph, module, device, key=key)
 
     def _optimize(self, module: ir.Module) -> None:
-        """Runs the pass pipeline on ``module`` and marks the donated arguments."""
+        """Runs the pass pipeline on ``module`` (verified once, after the last pass)
+        and marks the donated arguments."""
         from ..passes.pipeline import run
-        run(module, self.pipeline)
+        run(module, self.pipeline, verify_each=False, verify=True)
         for i in self.donate_argnums:
             set_argument_attribute(module, i, "jax.buffer_donor", True)
 
@@ -296,8 +304,10 @@ class Function(Dispatching):
         return Lowered(signature_graph(g, types, out_types), module, self.device)
 
     def _flat_lower(self, *arg_specs: Any) -> "Lowered":
-        """``lower`` for the graph's flat inputs (a structured graph's ``lower`` takes its pytrees)."""
-        return self.lower(*arg_specs)
+        """What a call with ``arg_specs`` (the graph's flat inputs) runs: ``lower``'s
+        module, or a large device graph's parts (a structured graph's ``lower`` takes
+        its pytrees)."""
+        return self._lower(arg_specs, split=True)
 
     def explain(self, format: str = "text") -> str:
         """What runs where and why.
@@ -321,7 +331,7 @@ class Function(Dispatching):
             return picture.to_dot(self.graph, platform=platform)
         if format == "svg":
             return picture.to_svg(self.graph, platform=platform)
-        text = explain(self.graph, partition(self.graph, platform), platform)
+        text = explain(self.graph, partition(self.graph, platform, split=self.mesh is None), platform)
         if format == "html":
             return picture.to_html(self.graph, text, platform=platform)
         return text

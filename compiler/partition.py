@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from ..frontend.graph import Apply, Constant, Graph, Variable
 from .placement import DEVICE, HOST, HOST_CALL, placement
 
-__all__ = ["Segment", "partition", "split_large", "split_size", "DEVICE", "HOST",
+__all__ = ["Segment", "partition", "split_large", "split_size", "will_split", "DEVICE", "HOST",
            "SPLIT_MIN_NODES", "SPLIT_NODES", "SPLIT_ENV"]
 
 #: device segments of more nodes than this are split into parts ...
@@ -52,7 +52,7 @@ class Segment:
     part: tuple[int, int] | None = None
 
 
-def partition(graph: Graph, platform: str | None = None, split: bool = True) -> list[Segment]:
+def partition(graph: Graph, platform: str | None = None, split: bool = False) -> list[Segment]:
     """The segments of ``graph`` on ``platform`` ("cpu", "gpu", ...; None: jax's default),
     in the order they run; ``split``: large device segments are cut into parts
     (``split_large``)."""
@@ -95,6 +95,11 @@ def partition(graph: Graph, platform: str | None = None, split: bool = True) -> 
         segments = split_large(segments, graph, size)
     _set_boundaries(segments, graph)
     return segments
+
+
+def will_split(graph: Graph) -> bool:
+    """Whether ``partition(graph)`` cuts the graph's device nodes into parts."""
+    return len(graph.nodes) > SPLIT_MIN_NODES and split_size() is not None
 
 
 def split_size() -> int | None:

@@ -231,10 +231,10 @@ def compile_all(lowered: Sequence[Any]) -> list[Any]:
     return out
 
 
-def plan(graph: Graph, pipeline: str, device: Any) -> Program | None:
-    """A Program running on ``device`` when ``graph`` needs host segments, else None
-    (one device module)."""
-    segments = partition(graph, device.platform)
+def plan(graph: Graph, pipeline: str, device: Any, split: bool = False) -> Program | None:
+    """A Program running on ``device`` when ``graph`` needs host segments (or, with
+    ``split``, is large enough to be cut into parts), else None (one device module)."""
+    segments = partition(graph, device.platform, split)
     if not is_partitioned(segments):
         return None
     return Program(graph, segments, pipeline, device)

@@ -42,7 +42,7 @@ class PytreeCalls:
         return super().lower(*self.graph.bind(arg_specs, kwarg_specs))
 
     def _flat_lower(self, *specs: Any) -> Any:
-        return super().lower(*specs)
+        return super()._flat_lower(*specs)
 
 
 def name_leaf(e: Exception, graph: Any) -> Exception:

@@ -100,7 +100,10 @@ class LoweringContext:
     def broadcast_operands(self, operands) -> list[ir.Value]:
         """``operands`` (one per input) broadcast NumPy-style to the (single) output's shape."""
         shape = self.out_type.shape
-        return [broadcast_to(x, t, shape) for x, t in zip(operands, self.in_types)]
+        inputs = self.node.inputs
+        if len(operands) == len(inputs) and all(v.type.shape == shape for v in inputs):
+            return list(operands)  # (the common case: nothing to broadcast)
+        return [broadcast_to(x, v.type, shape) for x, v in zip(operands, inputs)]
 
     def ir_out_types(self) -> list[ir.RankedTensorType]:
         return [self.module.ir_type(v.type) for v in self.node.outputs]

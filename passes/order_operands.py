@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from ..xla.mlir import ir
 from .patterns import apply_patterns
-from .patterns.commutative import COMMUTATIVE_PATTERNS
+from .patterns.commutative import COMMUTATIVE_PATTERNS, order_operands_in_place
 from .registry import ModulePass, register
 
 __all__ = ["OrderOperandsPass"]
@@ -30,4 +30,5 @@ class OrderOperandsPass(ModulePass):
     name: ClassVar[str] = "hlograph-order-operands"
 
     def apply(self, module: ir.Module) -> None:
+        order_operands_in_place(module.operation)
         apply_patterns(module, COMMUTATIVE_PATTERNS, fold=False)

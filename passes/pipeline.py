@@ -367,7 +367,7 @@ def _format_diagnostic(d, source: str, severity: str = "error") -> list[str]:
 
 
 def run(module: ir.Module | str, pipeline: str = "O2", *, verify_each: bool = True,
-        print_ir_after_all: bool = False, print_ir_after: Sequence[str] = (),
+        verify: bool = False, print_ir_after_all: bool = False, print_ir_after: Sequence[str] = (),
         timing: bool = False, dump_dir: str | None = None,
         stream: TextIO | None = None) -> ir.Module:
     """Runs ``pipeline`` (a name from PIPELINES or a textual pipeline) on a module.
@@ -377,6 +377,9 @@ def run(module: ir.Module | str, pipeline: str = "O2", *, verify_each: bool = Tr
             fresh context from ``xla.mlir.make_context()``).
         pipeline: e.g. ``"O2"`` or ``"hlograph-fold-constants,canonicalize"``.
         verify_each: run MLIR's verifier after each pass.
+        verify: with ``verify_each`` off, verify the module once, after the last
+            pass: a broken module still fails, without naming the pass that
+            broke it, at the cost of one verification instead of one per pass.
         print_ir_after_all: print the module after each top-level item.
         print_ir_after: print the module after the items with these names.
         timing: print MLIR's per-pass timing report to stderr.
@@ -407,6 +410,8 @@ def run(module: ir.Module | str, pipeline: str = "O2", *, verify_each: bool = Tr
         try:
             if built.items:
                 built.pm.run(module.operation)
+                if verify and not verify_each:
+                    module.operation.verify()
             else:
                 module.operation.verify()
         except ir.MLIRError as e:

@@ -8,8 +8,8 @@ from typing import ClassVar
 from ..xla.mlir import ir
 from .patterns import RewritePattern, apply_patterns
 from .patterns.algebra import algebra_patterns
-from .patterns.broadcast import BROADCAST_PATTERNS
-from .patterns.commutative import COMMUTATIVE_PATTERNS
+from .patterns.broadcast import BROADCAST_PATTERNS, BROADCAST_SOURCES, sink_broadcast
+from .patterns.commutative import COMMUTATIVE_PATTERNS, order_operands_in_place
 from .patterns.dot import DOT_PATTERNS
 from .patterns.folding import folding_patterns
 from .patterns.power import POWER_PATTERNS
@@ -79,4 +79,11 @@ class SimplifyPass(ModulePass):
         return out
 
     def apply(self, module: ir.Module) -> None:
-        apply_patterns(module, self.patterns())
+        patterns = self.patterns()
+        if self.order_operands:
+            # what the ordering patterns would do to the ops there now, without rewrites
+            names = order_operands_in_place(module.operation)
+            if self.sink_broadcasts and not names & BROADCAST_SOURCES:
+                # no broadcast can appear: leave out the pattern on every elementwise op
+                patterns = [p for p in patterns if p.fn is not sink_broadcast]
+        apply_patterns(module, patterns)

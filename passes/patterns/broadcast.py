@@ -14,7 +14,7 @@ from ...xla.mlir import PatternRewriter, hlo, i64_array, ir
 from .core import RewritePattern, building
 from .values import defining_op, ints, make_splat, splat_value, static_type
 
-__all__ = ["sink_broadcast", "BROADCAST_PATTERNS", "ELEMENTWISE_OPS"]
+__all__ = ["sink_broadcast", "BROADCAST_PATTERNS", "BROADCAST_SOURCES", "ELEMENTWISE_OPS"]
 
 #: StableHLO ops that apply one scalar function to each element (same shapes in and out)
 ELEMENTWISE_OPS: tuple[type, ...] = (
@@ -99,3 +99,9 @@ def _scalar_side_operand(op: ir.OpView, v: ir.Value) -> bool:
 
 
 BROADCAST_PATTERNS: list[RewritePattern] = [RewritePattern(cls, sink_broadcast) for cls in ELEMENTWISE_OPS]
+
+#: The ops without which no ``broadcast_in_dim`` appears while hlograph's patterns
+#: run: they create broadcasts only from a broadcast (``fold_broadcast_in_dim``,
+#: ``sink_broadcast``) or a reduce (``fold_reduce_of_broadcast``), and MLIR's folders
+#: only make constants. In a module with none of them ``sink_broadcast`` has nothing to match.
+BROADCAST_SOURCES: frozenset[str] = frozenset({hlo.BroadcastInDimOp.OPERATION_NAME, hlo.ReduceOp.OPERATION_NAME})

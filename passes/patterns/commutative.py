@@ -23,7 +23,7 @@ from ...xla.mlir import PatternRewriter, hlo, ir
 from .core import RewritePattern, building
 from .values import comparison_direction, numpy_dtype, static_type
 
-__all__ = ["COMMUTATIVE_PATTERNS", "out_of_order"]
+__all__ = ["COMMUTATIVE_PATTERNS", "out_of_order", "order_operands_in_place"]
 
 
 def _depth(block: ir.Block) -> int:
@@ -60,10 +60,29 @@ def out_of_order(a: ir.Value, b: ir.Value) -> bool:
     return _depth(block_a) > _depth(block_b)
 
 
-def _swap_binary(op_class):
+def _binary_out_of_order(op: ir.Operation, a: ir.Value, b: ir.Value) -> bool:
+    """Whether ``op``'s operands ``a``, ``b`` swap (out of order, both of the result's type)."""
+    return out_of_order(a, b) and a.type == b.type == op.results[0].type
+
+
+def _integer_out_of_order(op: ir.Operation, a: ir.Value, b: ir.Value) -> bool:
+    """``_binary_out_of_order`` for integer and boolean results only (max, min)."""
+    if not out_of_order(a, b):
+        return False
+    t = static_type(op.results[0])
+    dt = numpy_dtype(t.element_type) if t is not None else None
+    return dt is not None and dt.kind in "biu" and a.type == b.type == t
+
+
+def _compare_out_of_order(op: ir.Operation, a: ir.Value, b: ir.Value) -> bool:
+    """Whether a compare EQ/NE swaps its operands."""
+    return out_of_order(a, b) and a.type == b.type and comparison_direction(op.opview) in ("EQ", "NE")
+
+
+def _swap_binary(op_class, needs_swap=_binary_out_of_order):
     def order_operands(op, rewriter: PatternRewriter) -> bool:
         a, b = op.lhs, op.rhs
-        if not out_of_order(a, b) or not (a.type == b.type == op.result.type):
+        if not needs_swap(op.operation, a, b):
             return False
         with building(rewriter, op):
             new = op_class(b, a).result
@@ -74,22 +93,10 @@ def _swap_binary(op_class):
     return RewritePattern(op_class, order_operands)
 
 
-def _integer_only(pattern: RewritePattern) -> RewritePattern:
-    def order_operands(op, rewriter: PatternRewriter) -> bool:
-        if not out_of_order(op.lhs, op.rhs):
-            return False
-        t = static_type(op.result)
-        dt = numpy_dtype(t.element_type) if t is not None else None
-        return dt is not None and dt.kind in "biu" and pattern.fn(op, rewriter)
-
-    order_operands.__name__ = pattern.name
-    return RewritePattern(pattern.root, order_operands)
-
-
 def order_compare_operands(op: hlo.CompareOp, rewriter: PatternRewriter) -> bool:
     """compare EQ/NE with its operands in the canonical order."""
     a, b = op.lhs, op.rhs
-    if not out_of_order(a, b) or a.type != b.type or comparison_direction(op) not in ("EQ", "NE"):
+    if not _compare_out_of_order(op.operation, a, b):
         return False
     attrs = op.operation.attributes
     compare_type = attrs["compare_type"] if "compare_type" in attrs else None
@@ -99,8 +106,50 @@ def order_compare_operands(op: hlo.CompareOp, rewriter: PatternRewriter) -> bool
     return True
 
 
+#: op name -> whether an op of that name has its operands out of order
+_OUT_OF_ORDER = {
+    cls.OPERATION_NAME: check for cls, check in (
+        (hlo.AddOp, _binary_out_of_order), (hlo.MulOp, _binary_out_of_order),
+        (hlo.AndOp, _binary_out_of_order), (hlo.OrOp, _binary_out_of_order),
+        (hlo.XorOp, _binary_out_of_order), (hlo.MaxOp, _integer_out_of_order),
+        (hlo.MinOp, _integer_out_of_order), (hlo.CompareOp, _compare_out_of_order),
+    )
+}
+
+
+def order_operands_in_place(root: ir.Operation) -> set[str]:
+    """Puts the operands of every commutative op under ``root`` in the canonical
+    order, as ``COMMUTATIVE_PATTERNS`` do, by swapping them in place in one walk.
+
+    The patterns replace each op out of order by a new one, and any rewrite
+    costs MLIR's greedy driver one more sweep over the module to confirm the
+    fixed point; ordering first leaves the driver only the ops other patterns
+    create. Swapping keeps the op, its location and its attributes: the module
+    is the one the patterns give. Returns the names of the ops under ``root``
+    (for a pass that leaves out patterns with nothing to match).
+    """
+    checks, advance, names = _OUT_OF_ORDER, ir.WalkResult.ADVANCE, set()
+
+    def visit(op: ir.Operation):
+        name = op.name
+        names.add(name)
+        check = checks.get(name)
+        if check is not None:
+            operands = op.operands
+            a, b = operands[0], operands[1]
+            if not check(op, a, b):
+                return advance
+            operands[0] = b
+            operands[1] = a
+        return advance
+
+    root.walk(visit)
+    return names
+
+
 COMMUTATIVE_PATTERNS: list[RewritePattern] = [
     _swap_binary(hlo.AddOp), _swap_binary(hlo.MulOp), _swap_binary(hlo.AndOp), _swap_binary(hlo.OrOp),
-    _swap_binary(hlo.XorOp), _integer_only(_swap_binary(hlo.MaxOp)), _integer_only(_swap_binary(hlo.MinOp)),
+    _swap_binary(hlo.XorOp), _swap_binary(hlo.MaxOp, _integer_out_of_order),
+    _swap_binary(hlo.MinOp, _integer_out_of_order),
     RewritePattern(hlo.CompareOp, order_compare_operands),
 ]

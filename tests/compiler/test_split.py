@@ -24,10 +24,10 @@ def _chain(lib, x, n):
     return v
 
 
-def test_a_long_chain_runs_in_parts_with_the_same_result(small_parts, rng):
+def test_a_long_chain_runs_in_parts_with_the_same_result(small_parts, rng, caplog):
     x = hg.tensor("x", (5,), "float32")
     g = hg.Graph([x], _chain(hg, x, 60))
-    segs = partition(g)
+    segs = partition(g, split=True)
     assert len(segs) > 3 and all(s.kind == DEVICE for s in segs)
     assert [s.part for s in segs] == [(k + 1, len(segs)) for k in range(len(segs))]
     assert sum(len(s.nodes) for s in segs) == len(g.nodes)
@@ -36,12 +36,16 @@ def test_a_long_chain_runs_in_parts_with_the_same_result(small_parts, rng):
     assert all(len(s.outputs) <= 2 for s in segs[:-1])
     xs = rng.standard_normal(5).astype(np.float32)
     fn = hg.compile(g)
-    got = fn(xs)
+    with caplog.at_level("INFO", logger="hlograph.lower"):
+        got = fn(xs)
+    assert f"runs in {len(segs)} segments" in caplog.text
     np.testing.assert_allclose(got, _chain(np, xs, 60), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(got, hg.compile(g, pipeline="O0")(xs))
     assert "part 2 of" in fn.explain()
-    text = fn.lower().as_text()
-    assert text.count("func.func public @main") == len(segs)
+    # lower() (and what it compiles ahead of time, or serializes) stays one module
+    lowered = fn.lower()
+    assert lowered.as_text().count("func.func public @main") == 1
+    np.testing.assert_array_equal(lowered.compile()(xs), got)
 
 
 def test_cuts_go_where_few_values_cross(small_parts):
@@ -52,7 +56,7 @@ def test_cuts_go_where_few_values_cross(small_parts):
     v = _chain(hg, x, 40)
     out = v + sum(early[1:], early[0])
     g = hg.Graph([x], out)
-    segs = partition(g)
+    segs = partition(g, split=True)
     assert len(segs) > 1
     crossing = [len(s.outputs) for s in segs[:-1]]
     assert max(crossing) <= len(early) + 2
@@ -66,7 +70,7 @@ def test_parts_and_host_segments_together(small_parts, rng):
     head = _chain(hg, x, 45)
     p = Positives()(head - 0.5)
     g = hg.Graph([x], [hg.sum(p), _chain(hg, head, 45)])
-    kinds = [s.kind for s in partition(g)]
+    kinds = [s.kind for s in partition(g, split=True)]
     assert HOST in kinds and kinds.count(DEVICE) > 3
     xs = rng.standard_normal(7).astype(np.float32)
     got = hg.compile(g)(xs)
@@ -88,11 +92,11 @@ def test_multiple_outputs_and_outputs_inside_parts(small_parts):
 
 def test_small_graphs_and_split_off_stay_whole(monkeypatch, small_parts):
     x = hg.tensor("x", (5,), "float32")
-    assert len(partition(hg.Graph([x], _chain(hg, x, 20)))) == 1  # 27 nodes <= 30
+    assert len(partition(hg.Graph([x], _chain(hg, x, 20)), split=True)) == 1  # 27 nodes <= 30
     g = hg.Graph([x], _chain(hg, x, 60))
     assert len(partition(g, split=False)) == 1
     monkeypatch.setenv(SPLIT_ENV, "off")
-    assert split_size() is None and len(partition(g)) == 1
+    assert split_size() is None and len(partition(g, split=True)) == 1
     monkeypatch.setenv(SPLIT_ENV, "0")
     assert split_size() is None
 

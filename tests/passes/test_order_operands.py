@@ -92,3 +92,46 @@ func.func public @main(%x: tensor<4xi32>, %n: tensor<i32>) -> tensor<4xi32> {
     assert out.count("stablehlo.add %arg0, %iterArg_1") == 2, out  # x (from outside the loop) first
     result = validate(text, "hlograph-order-operands,cse", trials=2, interpreter=False)
     assert result.optimized.count("stablehlo.add") == 1, result.optimized
+
+
+NESTED = """
+func.func public @main(%x: tensor<4xi32>, %n: tensor<i32>) -> tensor<4xi32> {
+  %c = stablehlo.constant dense<3> : tensor<4xi32>
+  %m = stablehlo.maximum %c, %x : tensor<4xi32>
+  %w:2 = stablehlo.while(%i = %n, %acc = %m) : tensor<i32>, tensor<4xi32>
+    cond {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %p = stablehlo.compare NE, %z, %i, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.subtract %i, %one : tensor<i32>
+      %s = stablehlo.add %acc, %x : tensor<4xi32>
+      %t = stablehlo.xor %x, %acc : tensor<4xi32>
+      %u = stablehlo.multiply %t, %s : tensor<4xi32>
+      stablehlo.return %j, %u : tensor<i32>, tensor<4xi32>
+    }
+  return %w#1 : tensor<4xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int32", "uint8", "bool", "nested"])
+def test_ordering_in_one_walk_gives_the_module_of_the_patterns(dtype):
+    """``order_operands_in_place`` (what hlograph-simplify runs first) swaps exactly
+    the operands the patterns would, and reports the ops it walked."""
+    from hlograph.passes.patterns import apply_patterns
+    from hlograph.passes.patterns.commutative import COMMUTATIVE_PATTERNS, order_operands_in_place
+    from hlograph.passes.pipeline import parse_module
+
+    text = NESTED if dtype == "nested" else both_orders(dtype)[0]
+    by_patterns = parse_module(text)
+    apply_patterns(by_patterns, COMMUTATIVE_PATTERNS, fold=False)
+    in_place = parse_module(text)
+    with in_place.context:
+        names = order_operands_in_place(in_place.operation)
+    apply_patterns(in_place, [], fold=False)  # (the driver's own moves of constants, as above)
+    assert str(in_place) == str(by_patterns)
+    assert str(in_place) != str(parse_module(text))  # something was out of order
+    assert {"func.func", "stablehlo.compare"} <= names
+    assert ("stablehlo.while" in names) == (dtype == "nested")

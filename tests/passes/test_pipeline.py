@@ -209,6 +209,9 @@ def test_verifier_catches_a_pass_that_breaks_the_module(scratch_registry):
 
     with pytest.raises(PassError, match=r"doesn't match function result type"):
         run(MODULE, "hlograph-break-return")
+    # verified once after the last pass, it fails too (without naming the pass)
+    with pytest.raises(PassError, match=r"doesn't match function result type"):
+        run(MODULE, "hlograph-break-return", verify_each=False, verify=True)
     # without the verifier the broken module goes through
     module = run(MODULE, "hlograph-break-return", verify_each=False)
     assert not _verifies(module)
