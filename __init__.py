@@ -12,6 +12,7 @@ from .frontend.pytree import register_dataclass, register_pytree_node
 from .frontend.autodiff import (GradientError, NotDifferentiableError, UndefinedGradient,
                                 custom_vjp, grad, hessian, jacobian, jvp, stop_gradient,
                                 value_and_grad, vjp)
+from .frontend.vectorize import vectorize_graph, vmap
 from .frontend.builders import *  # noqa: F401,F403
 from .frontend.builders import __all__ as _ops_all
 from .frontend.ops import random  # hg.random.key(seed), hg.random.uniform(key, shape), ...
@@ -48,6 +49,7 @@ __all__ = [
     "register_dataclass", "register_pytree_node",
     "evaluate", "compile", "function", "trace_numpy", "load", "lowering", "passes", "runtime", "host", "random", "linalg", "fft",
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "stop_gradient", "custom_vjp",
+    "vmap", "vectorize_graph",
     "GradientError", "NotDifferentiableError", "UndefinedGradient",
     "SymDim", "SymbolicDimError", "SymbolicShapeError",
     "Mesh", "P", "make_mesh", "to_dot", *_ops_all,

@@ -28,11 +28,11 @@ cotangent by f'(z) (no conjugate), and the gradient of a real cost with respect
 to a complex input is the conjugate of what a holomorphic derivative would give
 (``grad(abs(z)**2) == 2 * conj(z)``), exactly what ``jax.grad`` returns.
 
-``jacobian`` and ``hessian`` build one ``vjp`` per output element (reverse
-mode) or one ``jvp`` per input element (forward mode) and stack the results:
-graphs grow with that size (nodes that do not depend on the seed are shared),
-so they are meant for small static shapes; for large ones use ``vjp``/``jvp``
-directly (a Hessian-vector product is ``jvp(grad(cost, x), x, v)``).
+``jacobian`` and ``hessian`` build one ``vjp`` (reverse mode) or ``jvp``
+(forward mode) on a placeholder seed and vectorize it over the rows of the
+identity (``frontend/vectorize.py``, as jax's ``vmap`` of the vjp): the graph
+does not grow with the size, and nodes that do not depend on the seed are
+shared. A Hessian-vector product is ``jvp(grad(cost, x), x, v)``.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from .ops.autodiff import (CustomVJPCall, StopGradient, SumToLike, broadcast_lik
                            is_differentiable, reduced_count, stop_gradient, sum_to, sum_to_axes,
                            unreduce)
 from .ops.basic import as_variable
+from .vectorize import vectorize_with_batch
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "stop_gradient", "custom_vjp",
@@ -540,10 +541,12 @@ def _static_size(v: Variable, what: str) -> int:
     return v.type.size
 
 
-def _unit(v: Variable, k: int) -> Constant:
-    e = np.zeros(v.type.size, dtype=v.dtype)
-    e[k] = 1
-    return Constant(e.reshape(v.shape))
+def _identity(v: Variable) -> Variable:
+    """The rows of the identity over the elements of ``v``: shape ``(v.size,) + v.shape``
+    (an ``Eye`` node, not an n x n constant in the module)."""
+    n = v.type.size
+    eye = sh.Eye(n, n, 0, v.dtype)()
+    return eye if v.ndim == 1 else sh.Reshape((n,) + v.shape)(eye)
 
 
 def _to_shape(v: Variable, shape: tuple[int | None, ...], what: str) -> Variable:
@@ -555,34 +558,30 @@ def _to_shape(v: Variable, shape: tuple[int | None, ...], what: str) -> Variable
 
 
 def _jacobian(y: Variable, xs: list[Variable], mode: str) -> list[Variable]:
+    """One vjp (jvp) graph on a placeholder seed, vectorized over the rows of the
+    identity: the graph does not grow with the size."""
     if not is_differentiable(y):
         raise GradientError(f"jacobian: y has dtype {y.type} and has no derivative")
     out = []
     if mode == "rev":
         n = _static_size(y, "jacobian(mode='rev') of y")
-        rows = [_vjp([y], xs, [_unit(y, k)], "zero") for k in range(n)]
-        for j, x in enumerate(xs):
-            shape = y.shape + x.shape
-            if n == 0:
-                out.append(sh.zeros(_static(shape, "jacobian"), x.dtype))
-            elif y.ndim == 0:
-                out.append(rows[0][j])
-            else:
-                out.append(_to_shape(sh.stack([r[j] for r in rows], 0), shape, "jacobian"))
-        return out
+        if n == 0:
+            return [sh.zeros(_static(y.shape + x.shape, "jacobian"), x.dtype) for x in xs]
+        seed = Variable(y.type, name="ct")
+        rows = vectorize_with_batch(_vjp([y], xs, [seed], "zero"), {seed: _identity(y)})
+        return [_to_shape(r, y.shape + x.shape, "jacobian") for r, x in zip(rows, xs)]
     if mode != "fwd":
         raise ValueError(f"jacobian: mode must be 'rev' or 'fwd', got {mode!r}")
-    for j, x in enumerate(xs):
+    for x in xs:
         n = _static_size(x, "jacobian(mode='fwd') of x")
         shape = y.shape + x.shape
         if n == 0:
             out.append(sh.zeros(_static(shape, "jacobian"), y.dtype))
             continue
-        cols = [_jvp([y], [x], [_unit(x, k)], "zero")[0] for k in range(n)]
-        if x.ndim == 0:
-            out.append(cols[0])
-        else:
-            out.append(_to_shape(sh.stack(cols, y.ndim), shape, "jacobian"))
+        tangent = Variable(x.type, name="t")
+        (cols,) = vectorize_with_batch(_jvp([y], [x], [tangent], "zero"), {tangent: _identity(x)})
+        cols = sh.Transpose(tuple(range(1, y.ndim + 1)) + (0,))(cols)  # y.shape + (n,)
+        out.append(_to_shape(cols, shape, "jacobian"))
     return out
 
 
@@ -596,10 +595,10 @@ def jacobian(y: Variable, x: Any, mode: str = "rev") -> Any:
     """The Jacobian of ``y`` with respect to ``x`` (a Variable, or a list/tuple: one
     Jacobian each), of shape ``y.shape + x.shape``.
 
-    ``mode="rev"`` builds one ``vjp`` per element of ``y`` (``y`` needs a static shape),
-    ``mode="fwd"`` one ``jvp`` per element of ``x`` (``x`` needs a static shape); the
-    results are stacked. Nodes that do not depend on the seed are shared, but the graph
-    grows with that size: this is for small shapes (jax batches with vmap instead).
+    ``mode="rev"`` vectorizes one ``vjp`` over the rows of the identity seed (``y`` needs
+    a static shape), ``mode="fwd"`` one ``jvp`` over the identity tangents (``x`` needs a
+    static shape), as jax's ``vmap`` of the vjp/jvp: the graph does not grow with the size
+    (``frontend/vectorize.py``).
     """
     if not isinstance(y, Variable):
         raise TypeError(f"jacobian: y must be a graph Variable, got {type(y).__name__}")
@@ -613,8 +612,8 @@ def hessian(cost: Variable, wrt: Any) -> Any:
     """The Hessian of the real 0-d ``cost``: forward mode over reverse mode, as
     ``jax.hessian``. For one Variable ``x`` of static shape, a value of shape
     ``x.shape + x.shape``; for a list, a nested list ``H[i][j]`` of blocks
-    ``wrt[i].shape + wrt[j].shape``. Graphs grow with the size of ``wrt`` (see
-    ``jacobian``); a Hessian-vector product is ``jvp(grad(cost, x), x, v)``."""
+    ``wrt[i].shape + wrt[j].shape``. The jvp is vectorized over the identity tangents
+    (see ``jacobian``); a Hessian-vector product is ``jvp(grad(cost, x), x, v)``."""
     ws, _ = _flatten(wrt, "wrt")
     _check_wrt(ws)
     start = _mark()

@@ -7,7 +7,8 @@ jaxpr and interprets it into an hlograph Graph (see docs/jax_interop.md).
 - ``register``: the rule registry (``@register("exp")``), ``Unsupported`` for the
   params a rule declines; ``JaxPrimitiveOp``: the fallback's Op;
 - ``jax_op(f)``: a jax function as an Op inside an hlograph graph (``JaxOp``);
-- ``to_jax(graph)``: an hlograph graph as a jax function (jit, vmap, grad).
+- ``to_jax(graph)``: an hlograph graph as a jax function (jit, vmap, grad, jvp and
+  their compositions).
 """
 
 from . import rules  # registers the rules

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import hlograph as hg
+from hlograph.frontend.graph import _ancestors_toposort
 from hlograph.tests.autodiff.helpers import GRAD_TOL
 
 TOL = GRAD_TOL[np.dtype("float64")]
@@ -111,3 +112,52 @@ def test_hessian_of_several_inputs(rng):
     ref = _jax(jax.hessian(lambda p, q: jnp.sum(p * p * q) + jnp.exp(q) * p[0], (0, 1)), av, bv)
     for got, r in zip(out, [r for row in ref for r in row]):
         np.testing.assert_allclose(got, r, rtol=1e-10, atol=1e-12)
+
+
+def _node_count(outputs):
+    return len(_ancestors_toposort(list(outputs)))
+
+
+def _mlp(x, w):
+    """A small network of one input vector: its Jacobians and Hessian need gathers,
+    reductions, contractions and elementwise ops batched."""
+    h = hg.tanh(x[:, None] * w)
+    return hg.softmax(hg.sum(h, axis=0)) * hg.logsumexp(x) + hg.cumsum(x)[-1]
+
+
+def _jmlp(x, w):
+    h = jnp.tanh(x[:, None] * w)
+    return jax.nn.softmax(jnp.sum(h, axis=0)) * jss.logsumexp(x) + jnp.cumsum(x)[-1]
+
+
+@pytest.mark.parametrize("kind", ["rev", "fwd", "hessian"])
+def test_graph_size_does_not_grow_with_the_size(kind):
+    counts = []
+    for n in (10, 200):
+        x = hg.tensor("x", (n,), "float64")
+        w = hg.tensor("w", (n, 3), "float64")
+        if kind == "hessian":
+            out = hg.hessian(hg.sum(_mlp(x, w)), x)
+        else:
+            out = hg.jacobian(_mlp(x, w), x, mode=kind)
+        counts.append(_node_count([out]))
+    assert counts[0] == counts[1], counts
+    # and no loop: every node of the seed's vectorization has a batching rule
+    kinds = {type(nd.op).__name__ for nd in _ancestors_toposort([out])}
+    assert "Blockwise" not in kinds, kinds
+
+
+def test_jacobians_and_hessian_of_a_larger_input(rng):
+    n = 40
+    x = hg.tensor("x", (n,), "float64")
+    w = hg.tensor("w", (n, 3), "float64")
+    y = _mlp(x, w)
+    jr, jf = hg.jacobian(y, [x, w], mode="rev"), hg.jacobian(y, [x, w], mode="fwd")
+    h = hg.hessian(hg.sum(y), x)
+    xv, wv = rng.normal(size=n) * 0.3, rng.normal(size=(n, 3))
+    out = _run(hg.Graph([x, w], [*jr, *jf, h]), xv, wv)
+    ref_j = _jax(jax.jacrev(_jmlp, (0, 1)), xv, wv)
+    ref_jf = _jax(jax.jacfwd(_jmlp, (0, 1)), xv, wv)
+    ref_h = _jax(jax.hessian(lambda a, b: jnp.sum(_jmlp(a, b))), xv, wv)
+    for got, r in zip(out, [*ref_j, *ref_jf, ref_h]):
+        np.testing.assert_allclose(got, r, rtol=1e-9, atol=1e-11)

@@ -115,6 +115,38 @@ def test_grad_of_grad_and_jvp(rng):
     _close(reference, expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_forward_mode_several_outputs_and_integer_inputs(dtype, rng):
+    # hg.jvp through the op is jax.jvp (x64 on for float64), to second order; the
+    # graph goes back to jax through to_jax and jax.hessian of it is jax's
+    @jax_op
+    def f(v, k, w):
+        return jnp.tanh(v @ w) * k.astype(v.dtype), jnp.argmax(v), jnp.sum(w ** 3)
+
+    with jax.enable_x64(dtype == "float64"):
+        x, k, w = hg.tensor("x", (3,), dtype), hg.tensor("k", (2,), "int32"), hg.tensor("w", (3, 2), dtype)
+        tx, tw = hg.tensor("tx", (3,), dtype), hg.tensor("tw", (3, 2), dtype)
+        y, _, s = f(x, k, w)
+        cost = hg.sum(y ** 2) + s
+        ty, ts = hg.jvp([y, s], [x, w], [tx, tw])
+        second = hg.jvp(hg.jvp(cost, x, tx), x, tx)
+        xv, kv = rng.normal(size=3).astype(dtype), np.array([2, -1], np.int32)
+        wv, txv, twv = (rng.normal(size=sh).astype(dtype) for sh in ((3, 2), (3,), (3, 2)))
+        compiled, reference = _run([x, k, w, tx, tw], [ty, ts, second], xv, kv, wv, txv, twv)
+        ref = lambda v, w: (jnp.tanh(v @ w) * kv.astype(dtype), jnp.sum(w ** 3))
+        ref_cost = lambda v: jnp.sum(ref(v, wv)[0] ** 2) + ref(v, wv)[1]
+        expected = [*jax.jvp(ref, (xv, wv), (txv, twv))[1],
+                    jax.jvp(lambda v: jax.jvp(ref_cost, (v,), (txv,))[1], (xv,), (txv,))[1]]
+        tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+        for got in (compiled, reference):
+            assert [np.asarray(g).dtype for g in got] == [np.dtype(dtype)] * 3
+            _close(got, expected, **tol)
+        hessian = hg.compile(hg.Graph([x, k, w], hg.hessian(cost, x)))(xv, kv, wv)
+        _close(hessian, jax.hessian(ref_cost)(xv), **tol)
+        back = hg.to_jax(hg.Graph([x, k, w], cost))
+        _close(jax.jit(jax.hessian(back))(xv, kv, wv), jax.hessian(ref_cost)(xv), **tol)
+
+
 def test_integer_inputs_and_outputs_carry_no_gradient(rng):
     @jax_op
     def f(v, k):

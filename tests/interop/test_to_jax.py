@@ -80,6 +80,27 @@ def test_vmap(rng):
     _close(jax.vmap(f, in_axes=(0, None))(xb, wv), np.stack([direct(x, wv) for x in xb]))
 
 
+def test_vmap_of_an_mlp_is_one_batched_computation(rng):
+    # the vmapped graph is vectorized: batched dot_generals, no loop over the batch
+    x = hg.tensor("x", (4,), "float32")
+    w1, w2 = hg.tensor("w1", (4, 8), "float32"), hg.tensor("w2", (8, 3), "float32")
+    g = hg.Graph([x, w1, w2], hg.softmax(hg.tanh(x @ w1) @ w2) + hg.max(x))
+    f = to_jax(g)
+    ref = lambda x, a, b: jax.nn.softmax(jnp.tanh(x @ a) @ b) + jnp.max(x)
+    xb = rng.normal(size=(1000, 4)).astype(np.float32)
+    a, b = rng.normal(size=(4, 8)).astype(np.float32), rng.normal(size=(8, 3)).astype(np.float32)
+    mapped = jax.jit(jax.vmap(f, in_axes=(0, None, None)))
+    text = mapped.lower(xb, a, b).as_text()
+    assert "stablehlo.while" not in text
+    assert "stablehlo.dot_general" in text and "tensor<1000x8xf32>" in text
+    _close(mapped(xb, a, b), jax.vmap(ref, in_axes=(0, None, None))(xb, a, b), rtol=1e-5)
+    # both operands mapped: a batch dimension of the dot_general
+    ab = rng.normal(size=(5, 4, 8)).astype(np.float32)
+    both = jax.jit(jax.vmap(f, in_axes=(0, 0, None)))
+    assert "stablehlo.while" not in both.lower(xb[:5], ab, b).as_text()
+    _close(both(xb[:5], ab, b), jax.vmap(ref, in_axes=(0, 0, None))(xb[:5], ab, b), rtol=1e-5)
+
+
 def test_vmap_of_grad_and_grad_of_grad(rng):
     g, ref = _layer()
     f = to_jax(g)
