@@ -108,6 +108,8 @@ def test_a_bad_split_setting_is_a_clear_error(monkeypatch, bad):
         split_size()
 
 
-def test_default_split_size(monkeypatch):
+def test_splitting_is_off_by_default_and_on_takes_the_default_size(monkeypatch):
     monkeypatch.delenv(SPLIT_ENV, raising=False)
+    assert split_size() is None
+    monkeypatch.setenv(SPLIT_ENV, "on")
     assert split_size() == partition_mod.SPLIT_NODES
