@@ -141,7 +141,7 @@ def constant(value, dtype: np.dtype, shape: Sequence[int] = ()) -> ir.Value:
                                             shape_value(shape), i64_array([]))
     arr = np.asarray(value, dtype=dtype)
     if arr.shape == tuple(shape):
-        if arr.size > 1 and np.all(arr == arr.flat[0]) and not (is_float(dtype) and np.isnan(arr).any()):
+        if arr.size > 1 and np.all(arr == arr.flat[0]) and not (is_float(arr.dtype) and np.isnan(arr).any()):
             arr = arr.reshape(-1)[:1].reshape(())
         else:
             return hlo.constant(dense_attr(arr))

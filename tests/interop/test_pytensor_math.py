@@ -150,18 +150,40 @@ def test_cholesky_reads_the_triangle_scipy_reads(dtype, rng):
     compare_hlograph_and_py([batched], [pt.linalg.cholesky(batched, lower=False)], [b_val])
 
 
-def test_blockwise_whose_core_needs_perform_runs_its_perform(rng):
-    """A batched core Op whose converted graph would need PyTensor's perform for some inner
-    node (the Schur decomposition, LAPACK's trsyl) cannot be a device loop: the whole
-    Blockwise runs its perform, and the results are PyTensor's."""
-    from hlograph.tests.interop.pytensor_helpers import fallbacks_of
-
-    a, b = pt.tensor3("a"), pt.tensor3("b")
-    out = pt.linalg.solve_discrete_lyapunov(a, b, method="bilinear")
+@pytest.mark.parametrize("shape", [None, (3, 4, 4)], ids=["unknown_shape", "static_shape"])
+def test_batched_sylvester_and_lyapunov_solvers(shape, rng):
+    """``SolveSylvester`` (an OpFromGraph of the Schur decomposition and LAPACK's trsyl in
+    PyTensor) is hlograph's solver, batched over the leading dims like any core Op."""
+    a = pt.tensor3("a") if shape is None else pt.tensor("a", shape=shape)
+    b = pt.tensor3("b") if shape is None else pt.tensor("b", shape=shape)
     a_val = rng.normal(size=(3, 4, 4)) * 0.3
     b_val = rng.normal(size=(3, 4, 4))
-    fn, (res,) = compare_hlograph_and_py([a, b], [out], [a_val, b_val], rtol=1e-8, atol=1e-10,
-                                         allow_fallback=True)
-    assert [name for name, _ in fallbacks_of(fn)] == ["Blockwise"]
+    out = pt.linalg.solve_discrete_lyapunov(a, b, method="bilinear")
+    _, (res,) = compare_hlograph_and_py([a, b], [out], [a_val, b_val], rtol=1e-8, atol=1e-10)
     # the solution solves A X A^H - X + B = 0 batch by batch
     np.testing.assert_allclose(a_val @ res @ np.swapaxes(a_val, -1, -2) - res + b_val, 0, atol=1e-9)
+    c_val = rng.normal(size=(3, 4, 4))
+    c = pt.tensor3("c") if shape is None else pt.tensor("c", shape=shape)
+    x = pt.linalg.solve_sylvester(a, b, c)
+    _, (xs,) = compare_hlograph_and_py([a, b, c], [x], [a_val, b_val + 3 * np.eye(4), c_val], rtol=1e-8,
+                                      atol=1e-10)
+    np.testing.assert_allclose(a_val @ xs + xs @ (b_val + 3 * np.eye(4)), c_val, atol=1e-9)
+
+
+def test_blockwise_whose_core_needs_perform_runs_its_perform(rng):
+    """A batched core Op whose converted graph would need PyTensor's perform for some inner
+    node (here the Schur decomposition, which hlograph does not have) cannot be a device
+    loop: the whole Blockwise runs its perform, and the results are PyTensor's."""
+    from pytensor.compile.builders import OpFromGraph
+    from pytensor.tensor.blockwise import Blockwise
+
+    from hlograph.tests.interop.pytensor_helpers import fallbacks_of
+
+    m = pt.matrix("m")
+    t, z = pt.linalg.schur(m)
+    core = OpFromGraph([m], [t + 1.0])
+    a = pt.tensor3("a")
+    out = Blockwise(core, signature="(m,m)->(m,m)")(a)
+    a_val = rng.normal(size=(3, 4, 4))
+    fn, (res,) = compare_hlograph_and_py([a], [out], [a_val], allow_fallback=True)
+    assert [name for name, _ in fallbacks_of(fn)] == ["Blockwise"]

@@ -20,7 +20,7 @@ from pytensor.tensor.random.type import random_generator_type  # noqa: E402
 
 import hlograph.interop.pytensor as hgpt  # noqa: E402
 from hlograph.interop.pytensor.dispatch.random import generator_of, key_of  # noqa: E402
-from hlograph.tests.interop.pytensor_helpers import fallbacks_of, py_mode  # noqa: E402
+from hlograph.tests.interop.pytensor_helpers import compare_hlograph_and_py, fallbacks_of, py_mode  # noqa: E402,E501
 
 N = 4000
 
@@ -62,6 +62,15 @@ CONTINUOUS = [
     ("laplace", lambda r: pt.random.laplace(-1.0, 0.7, size=(N,), rng=r), stats.laplace(-1.0, 0.7)),
     ("logistic", lambda r: pt.random.logistic(0.5, 1.5, size=(N,), rng=r), stats.logistic(0.5, 1.5)),
     ("t", lambda r: pt.random.t(4.0, 1.0, 2.0, size=(N,), rng=r), stats.t(4.0, 1.0, 2.0)),
+    ("t_fractional_df", lambda r: pt.random.t(np.e, 1.0, np.pi, size=(N,), rng=r), stats.t(np.e, 1.0, np.pi)),
+    ("pareto", lambda r: pt.random.pareto(2.5, 1.5, size=(N,), rng=r), stats.pareto(2.5, scale=1.5)),
+    ("weibull", lambda r: pt.random.weibull(1.7, size=(N,), rng=r), stats.weibull_min(1.7)),
+    ("triangular", lambda r: pt.random.triangular(-5.0, 1.0, 5.0, size=(N,), rng=r),
+     stats.triang(0.6, loc=-5.0, scale=10.0)),
+    ("triangular_mode_at_left", lambda r: pt.random.triangular(0.0, 0.0, 2.0, size=(N,), rng=r),
+     stats.triang(0.0, loc=0.0, scale=2.0)),
+    ("wald", lambda r: pt.random.wald(1.5, 2.0, size=(N,), rng=r), stats.invgauss(0.75, scale=2.0)),
+    ("wald_small_scale", lambda r: pt.random.wald(3.0, 0.2, size=(N,), rng=r), stats.invgauss(15.0, scale=0.2)),
 ]
 
 
@@ -195,6 +204,121 @@ def test_symbolic_parameters():
     np.testing.assert_allclose(d.std(axis=0), [0.1, 4.0], rtol=0.06)
 
 
+DISCRETE = [
+    ("geometric", lambda r: pt.random.geometric(0.3, size=(N,), rng=r), stats.geom(0.3)),
+    ("geometric_certain", lambda r: pt.random.geometric(1.0, size=(N,), rng=r), stats.geom(1.0)),
+    ("poisson_small", lambda r: pt.random.poisson(3.5, size=(N,), rng=r), stats.poisson(3.5)),
+    ("poisson_tiny", lambda r: pt.random.poisson(0.05, size=(N,), rng=r), stats.poisson(0.05)),
+    ("poisson_ptrs", lambda r: pt.random.poisson(47.0, size=(N,), rng=r), stats.poisson(47.0)),
+    ("poisson_large", lambda r: pt.random.poisson(5000.0, size=(N,), rng=r), stats.poisson(5000.0)),
+    ("negative_binomial", lambda r: pt.random.negative_binomial(10, 0.3, size=(N,), rng=r), stats.nbinom(10, 0.3)),
+    ("negative_binomial_real_n", lambda r: pt.random.negative_binomial(2.5, 0.8, size=(N,), rng=r),
+     stats.nbinom(2.5, 0.8)),
+    ("binomial_inversion", lambda r: pt.random.binomial(10, 0.3, size=(N,), rng=r), stats.binom(10, 0.3)),
+    ("binomial_one_trial", lambda r: pt.random.binomial(1, 0.9, size=(N,), rng=r), stats.binom(1, 0.9)),
+    ("binomial_btrs", lambda r: pt.random.binomial(1000, 0.3, size=(N,), rng=r), stats.binom(1000, 0.3)),
+    ("binomial_btrs_flipped", lambda r: pt.random.binomial(1000, 0.97, size=(N,), rng=r),
+     stats.binom(1000, 0.97)),
+    ("binomial_certain", lambda r: pt.random.binomial(50, 1.0, size=(N,), rng=r), stats.binom(50, 1.0)),
+]
+
+
+@pytest.mark.parametrize("name,make,dist", DISCRETE, ids=[c[0] for c in DISCRETE])
+def test_discrete_distributions_pass_a_chi_square_test(name, make, dist):
+    (x,), _ = _draw(make)
+    ref = _reference(make)
+    assert x.dtype == ref.dtype == np.int64 and x.shape == ref.shape
+    mean, var = (float(m) for m in dist.stats())
+    assert abs(x.mean() - mean) < 5 * np.sqrt(var / N) + 1e-12
+    # frequencies of the values (the tails pooled) against the probabilities
+    lo, hi = int(dist.ppf(1e-3)), int(dist.ppf(1 - 1e-3))
+    edges = np.arange(lo, hi + 2)
+    obs = np.histogram(np.clip(x, lo, hi), edges)[0]
+    probs = np.diff(np.concatenate([[0.0], dist.cdf(edges[1:-1] - 1), [1.0]]))
+    if len(obs) > 1:
+        assert stats.chisquare(obs, probs * N).pvalue > 1e-3
+    else:
+        assert obs[0] == N
+
+
+def test_poisson_and_negative_binomial_broadcast_their_parameters():
+    lam = np.array([[0.0], [2.0], [30.0], [300.0]])
+    (x,), _ = _draw(lambda r: pt.random.poisson(lam, size=(4, N), rng=r))
+    assert x.shape == (4, N) and x.dtype == np.int64
+    assert (x[0] == 0).all()
+    np.testing.assert_allclose(x[1:].mean(axis=1), lam[1:, 0], rtol=0.04)
+    np.testing.assert_allclose(x[1:].var(axis=1), lam[1:, 0], rtol=0.1)
+    n, p = np.array([1, 5, 20]), np.array([[0.2], [0.9]])
+    (y,), _ = _draw(lambda r: pt.random.negative_binomial(n, p, size=(N, 2, 3), rng=r))
+    want = n * (1 - p) / p
+    np.testing.assert_allclose(y.mean(axis=0), want, rtol=0.08)
+    assert y.min() >= 0
+
+
+def test_binomial_broadcasts_its_parameters():
+    n, p = np.array([0, 3, 40, 5000]), np.array([[0.1], [0.6]])
+    (x,), _ = _draw(lambda r: pt.random.binomial(n, p, size=(N, 2, 4), rng=r))
+    assert x.shape == (N, 2, 4) and x.dtype == np.int64
+    assert (x >= 0).all() and (x <= n).all() and (x[..., 0] == 0).all()
+    np.testing.assert_allclose(x[..., 1:].mean(axis=0), (n * p)[:, 1:], rtol=0.05)
+    np.testing.assert_allclose(x[..., 1:].var(axis=0), (n * p * (1 - p))[:, 1:], rtol=0.12)
+
+
+def test_multinomial():
+    n, p = np.array([1, 10, 1000]), np.array([0.3, 0.7])
+    (x,), _ = _draw(lambda r: pt.random.multinomial(n, p, size=(N, 3), rng=r))
+    ref = _reference(lambda r: pt.random.multinomial(n, p, size=(N, 3), rng=r))
+    assert x.shape == ref.shape == (N, 3, 2) and x.dtype == ref.dtype
+    assert (x.sum(axis=-1) == n).all() and (x >= 0).all()
+    np.testing.assert_allclose(x.mean(axis=0), n[:, None] * p, rtol=0.05)
+    p4 = np.array([0.2, 0.5, 0.0, 0.3])
+    (y,), _ = _draw(lambda r: pt.random.multinomial(50, p4, size=(N,), rng=r))
+    assert (y[:, 2] == 0).all()
+    np.testing.assert_allclose(y.mean(axis=0), 50 * p4, atol=0.3)
+    np.testing.assert_allclose(np.cov(y.T), 50 * (np.diag(p4) - np.outer(p4, p4)), atol=0.8)
+
+
+@pytest.mark.parametrize("mu,kappa", [(0.5, 2.0), (-3.0, 50.0), (3.0, 0.3), (1.0, 1e-9), (2.0, 1e7)])
+def test_vonmises_against_numpy_draws(mu, kappa):
+    """SciPy's von Mises is not wrapped into [-pi, pi] around ``mu``; NumPy's draws are."""
+    (x,), _ = _draw(lambda r: pt.random.vonmises(mu, kappa, size=(N,), rng=r))
+    ref = np.random.default_rng(5).vonmises(mu, kappa, size=N)
+    assert x.dtype == np.float64 and np.abs(x).max() <= np.pi
+    assert stats.ks_2samp(x, ref).pvalue > 1e-3
+    assert abs(np.angle(np.exp(1j * (x - mu)).mean())) < 0.1
+
+
+@pytest.mark.parametrize("make,bad,match", [
+    (lambda v, r: pt.random.poisson(v, rng=r), [[-1.0, 2.0], [np.nan, 1.0], [np.inf, 1.0]], "poisson: lam"),
+    (lambda v, r: pt.random.binomial(5, v, rng=r), [[0.5, 1.5], [np.nan, 0.2], [-0.1, 0.2]], "binomial: n"),
+    (lambda v, r: pt.random.negative_binomial(3, v, rng=r), [[0.0, 0.5], [np.nan, 0.5]], "negative_binomial"),
+    (lambda v, r: pt.random.vonmises(0.0, v, rng=r), [[-1.0, 1.0], [np.nan, 1.0]], "vonmises: kappa"),
+    (lambda v, r: pt.random.geometric(v, rng=r), [[0.0, 0.5], [1.5, 0.5]], "geometric: p"),
+], ids=["poisson", "binomial", "negative_binomial", "vonmises", "geometric"])
+def test_invalid_parameters_raise_value_error_instead_of_looping(make, bad, match):
+    v = pt.dvector("v")
+    rng = pytensor.shared(np.random.default_rng(0))
+    fn = pytensor.function([v], make(v, rng), mode="HLOGRAPH")
+    assert not fallbacks_of(fn)
+    assert fn(np.array([0.5, 0.5])).shape == (2,)
+    for values in bad:
+        with pytest.raises(ValueError, match=match):
+            fn(np.array(values))
+
+
+def test_a_parameter_shape_that_does_not_fit_the_size_is_an_error():
+    alpha = pt.dmatrix("alpha")
+    rng = pytensor.shared(np.random.default_rng(0))
+    x = pt.random.dirichlet(alpha, size=(10, 4), rng=rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hgpt.FallbackWarning)
+        fn = pytensor.function([alpha], x, mode="HLOGRAPH")
+        with pytest.raises(ValueError, match=r"Vectorized input 0 has an incompatible shape in axis 1\."):
+            fn(np.ones((3, 3)))
+        assert fn(np.ones((4, 3))).shape == (10, 4, 3)
+        assert fn(np.ones((1, 3))).shape == (10, 4, 3)
+
+
 def test_bernoulli_categorical_integers():
     (b,), _ = _draw(lambda r: pt.random.bernoulli(0.3, size=(N,), rng=r))
     assert b.dtype == _reference(lambda r: pt.random.bernoulli(0.3, size=(N,), rng=r)).dtype
@@ -214,6 +338,18 @@ def test_batched_categorical():
     (c,), _ = _draw(lambda r: pt.random.categorical(p, size=(N, 2), rng=r))
     assert c.shape == (N, 2)
     np.testing.assert_allclose(c.mean(axis=0), [0.1, 0.8], atol=0.03)
+
+
+def test_categorical_of_probabilities_known_at_run_time():
+    p = pt.tensor3("p")
+    rng = pytensor.shared(np.random.default_rng(0))
+    x = pt.random.categorical(p, size=(5, 2, 3), rng=rng)
+    fn = pytensor.function([p], x, updates={rng: x.owner.outputs[0]}, mode="HLOGRAPH")
+    p_val = np.eye(4)[np.array([[0, 1, 2], [3, 3, 1]])]  # one-hot: the draws are certain
+    res = fn(p_val)
+    assert not fallbacks_of(fn)
+    assert res.shape == (5, 2, 3) and res.dtype == np.int64
+    np.testing.assert_array_equal(res, np.broadcast_to(p_val.argmax(-1), (5, 2, 3)))
 
 
 def test_dirichlet_and_multivariate_normal():
@@ -238,18 +374,51 @@ def test_permutation():
     np.testing.assert_array_equal(q[np.argsort(q[:, 0])], x)
 
 
+def test_choice_of_rows_with_a_size_tensor():
+    """The graphs of ``choice`` of the rows of a square matrix have integer shape constants
+    of equal entries (lowered as splats)."""
+    a, p = pt.dmatrix("a"), pt.dvector("p")
+    rng = pytensor.shared(np.random.default_rng(29402))
+    x = pt.random.choice(a, p=p, size=pt.as_tensor([2, 3]), replace=True, rng=rng)
+
+    def rows_of_identity(got, want):
+        np.testing.assert_array_equal(got.sum(axis=-1), 1.0)
+        assert set(np.unique(got)) == {0.0, 1.0}
+
+    compare_hlograph_and_py([a, p], [x], [np.eye(3), np.array([0.25, 0.5, 0.25])], assert_fn=rows_of_identity)
+    y = pt.random.choice(a, size=pt.as_tensor([2]), replace=True, rng=rng)  # uniform over the rows
+    compare_hlograph_and_py([a], [y], [np.eye(5)], assert_fn=rows_of_identity)
+
+
+def test_choice_of_rows_with_replacement():
+    """Rows of a matrix drawn with probabilities ``p``: the frequencies are ``p``."""
+    a, p = pt.dmatrix("a"), pt.dvector("p")
+    rng = random_generator_type("rng")
+    x = pt.random.choice(a, p=p, size=(3, 3), replace=True, rng=rng)
+    fn = pytensor.function([a, p, rng], x, mode="HLOGRAPH")
+    res = np.stack([fn(np.eye(3), np.array([0.25, 0.5, 0.25]), np.random.default_rng(i)) for i in range(300)])
+    assert not fallbacks_of(fn)
+    assert res.shape == (300, 3, 3, 3)
+    np.testing.assert_array_equal(res.sum(axis=-1), 1.0)  # each draw is a row of the identity
+    np.testing.assert_allclose(res.reshape(-1, 3).mean(axis=0), [0.25, 0.5, 0.25], atol=0.03)
+
+
 def test_variables_without_a_sampler_run_pytensor_perform_with_the_key():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hgpt.FallbackWarning)
-        draws, fn = _draw(lambda r: pt.random.poisson(4.0, size=(N,), rng=r), n_calls=2, allow_fallback=True)
-    assert [name for name, _ in fallbacks_of(fn)] == ["PoissonRV"]
+        draws, fn = _draw(lambda r: pt.random.hypergeometric(8, 12, 10, size=(N,), rng=r), n_calls=2,
+                          allow_fallback=True)
+    assert [name for name, _ in fallbacks_of(fn)] == ["HyperGeometricRV"]
     a, b = draws
-    assert a.dtype == np.int64 and abs(a.mean() - 4.0) < 0.15 and abs(a.var() - 4.0) < 0.4
+    assert a.dtype == np.int64 and abs(a.mean() - 4.0) < 0.1 and abs(a.var() - 240 / 190) < 0.15
     assert not np.array_equal(a, b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hgpt.FallbackWarning)
-        (c,), fn = _draw(lambda r: pt.random.binomial(10, 0.3, size=(N,), rng=r), allow_fallback=True)
-    assert abs(c.mean() - 3.0) < 0.1 and c.max() <= 10
+        draws, fn = _draw(lambda r: pt.random.choice(10, size=(4,), replace=False, rng=r), n_calls=200,
+                          allow_fallback=True)
+    assert [name for name, _ in fallbacks_of(fn)] == ["ChoiceWithoutReplacement"]
+    assert all(len(set(c)) == 4 and set(c) <= set(range(10)) for c in draws)
+    assert len(np.unique(np.concatenate(draws))) == 10
 
 
 def test_size_known_only_at_run_time_runs_perform():

@@ -132,19 +132,81 @@ def test_gradient_of_a_scan_based_cost(rng):
     np.testing.assert_allclose(got, [20.0, 20.0, 18.0, 12.0])
 
 
-def test_while_scan_runs_its_perform():
+def test_while_scan_becomes_a_while_loop():
     x = pt.dscalar("x")
+    lim = pt.dscalar("lim")
 
-    def step(v):
+    def step(v, limit):
         nv = v * 2.0
-        return nv, until(nv > 50.0)
+        return nv, until(nv > limit)
 
-    ys, _ = _scan(step, outputs_info=[x], n_steps=100)
+    ys, _ = _scan(step, outputs_info=[x], non_sequences=[lim], n_steps=10)
+    fn, (got,) = compare_hlograph_and_py([x, lim], [ys], [1.0, 50.0])
+    np.testing.assert_array_equal(got, [2.0, 4.0, 8.0, 16.0, 32.0, 64.0])  # the stopping step is kept
+    assert "Scan" in _ops(fn)
+    # the condition never holds: all the steps; it holds at once: one step
+    for limit, n in [(1e9, 10), (0.0, 1)]:
+        got = fn(1.0, limit)[0]
+        assert got.shape == (n,)
+        np.testing.assert_array_equal(got, 2.0 ** np.arange(1, n + 1))
+    # only the last values: PyTensor's memory-saving rewrite keeps a short buffer (with the
+    # initial value in front); a loop that stops before filling it leaves the rows
+    # written, as PyTensor's Numba backend does (its perform cuts such a buffer by the
+    # steps not run, past the rows written)
+    for outs in ([ys[-1]], [ys[-2:]], [ys[-3:]]):
+        fn = pytensor.function([x, lim], outs, mode="HLOGRAPH")
+        ref = pytensor.function([x, lim], outs, mode="NUMBA")
+        assert not fallbacks_of(fn)
+        for limit in (50.0, 1e9, 0.0, 3.0):
+            (got,), (want,) = fn(1.0, limit), ref(1.0, limit)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("limit", [-1.0, 10.0, 30.0, 1e9])
+def test_while_scan_with_sequences_taps_and_several_outputs(limit, rng):
+    seq = pt.dvector("seq")
+    lim = pt.dscalar("lim")
+
+    def step(s, a, b, limit):
+        n = a + b + s
+        return [n, n * 0.5], until(n > limit)
+
+    (xs, hs), _ = _scan(step, sequences=[seq], outputs_info=[{"initial": pt.as_tensor([0.0, 1.0]),
+                                                              "taps": [-2, -1]}, None],
+                        non_sequences=[lim], n_steps=8)
+    vals = [rng.uniform(0.0, 2.0, 8), limit]
+    compare_hlograph_and_py([seq, lim], [xs, hs], vals)
+    compare_hlograph_and_py([seq, lim], [xs[-1], hs[-2:]], vals)
+    compare_hlograph_and_py([seq, lim], [xs.sum(), hs.shape[0]], vals)
+
+
+@pytest.mark.parametrize("n_steps", [0, 1, 3, 20])
+def test_while_scan_with_a_number_of_steps_given_at_run_time(n_steps):
+    x, n = pt.dscalar("x"), pt.lscalar("n")
+    ys, _ = _scan(lambda v: (v * 2.0, until(v > 10.0)), outputs_info=[x], n_steps=n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hgpt.FallbackWarning)
-        fn, (got,) = compare_hlograph_and_py([x], [ys], [1.0], allow_fallback=True)
-    np.testing.assert_array_equal(got, [2.0, 4.0, 8.0, 16.0, 32.0, 64.0])
-    assert [name for name, _ in fallbacks_of(fn)] == ["Scan"]
+        compare_hlograph_and_py([x, n], [ys, ys.shape[0]], [1.0, n_steps], allow_fallback=True)
+
+
+def test_while_scan_of_vectors_and_a_shared_update(rng):
+    x = pt.dvector("x")
+    counter = pytensor.shared(np.asarray(0, dtype=np.int64), name="counter")
+
+    def step(v):
+        nv = pt.tanh(v) + 0.5
+        return nv, {counter: counter + 1}, until(pt.all(nv > 0.9))
+
+    ys, upd = _scan(step, outputs_info=[x], n_steps=20)
+    vals = [rng.uniform(-1.0, 0.0, 3)]
+    ref = pytensor.function([x], ys, mode="FAST_COMPILE")(*vals)
+    fn = pytensor.function([x], ys, updates=upd, mode="HLOGRAPH")
+    got = fn(*vals)
+    assert not fallbacks_of(fn)
+    assert got.shape == ref.shape and 1 < got.shape[0] < 20
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert int(counter.get_value()) == got.shape[0]
 
 
 def _loop(until: bool):

@@ -15,7 +15,10 @@ from ....frontend import builders as hb
 from ....frontend.graph import Constant
 from ..convert import NotConvertible, NotStatic, cast, hlograph_convert
 
-_MODULES = ("pytensor.tensor.linalg", "pytensor.tensor.nlinalg", "pytensor.tensor.slinalg")
+#: where PyTensor keeps its linalg Op classes (the last: ``SolveSylvester``, which
+#: ``pytensor.tensor.linalg`` does not export)
+_MODULES = ("pytensor.tensor.linalg", "pytensor.tensor.nlinalg", "pytensor.tensor.slinalg",
+            "pytensor.tensor.linalg.solvers.linear_control")
 
 
 def _find(name: str) -> type | None:

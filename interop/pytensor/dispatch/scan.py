@@ -19,9 +19,14 @@ does, the buffers PyTensor allocates for recurrent outputs are not used as stora
 
 The traces come back as long as PyTensor's buffers: the last rows when PyTensor
 keeps only the last few (its memory-saving rewrite), with the initial values in
-front when it keeps them. A ``Scan`` that runs ``while`` a condition holds, or whose
-buffers or step count are known only at run time, runs its PyTensor perform on the
-host instead. Random generators the loop updates (a random walk drawing from a shared
+front when it keeps them. A ``Scan`` that runs ``while`` a condition holds becomes a
+``while_loop`` over a step counter (at most ``n_steps`` steps; the step whose condition
+is true is the last one, and it is kept): its traces are carried in buffers of
+``n_steps`` rows, and each PyTensor output buffer is cut from them as PyTensor's
+perform leaves it (the last rows when the buffer is shorter than the steps run, else
+the rows written when the loop stopped early: a length known only at run time, cut
+on the host). A ``Scan`` whose buffers or step count are known only at run time
+runs its PyTensor perform on the host instead. Random generators the loop updates (a random walk drawing from a shared
 generator) are untraced states: keys, as everywhere (``dispatch/random.py``).
 """
 
@@ -33,7 +38,7 @@ from pytensor.scan.op import Scan as PtScan
 from ....frontend import builders as hb
 from ....frontend.graph import Constant, Variable, subgraph
 from ....frontend.ops.control import Scan as HgScan
-from ....frontend.ops.control import _capture
+from ....frontend.ops.control import WhileLoop, _capture
 from ....frontend.types import TensorType
 from ..convert import NotConvertible, NotStatic, cast, hlograph_convert, input_type
 from .scalar import register_scalar
@@ -94,8 +99,6 @@ def convert_scan(op, node, inputs, ctx):
     """One hlograph ``Scan`` whose step is the converted inner graph (see the module
     docstring)."""
     info = op.info
-    if info.as_while:
-        raise NotConvertible("a Scan that runs while a condition holds")
     _rewrite_inner(op)
     for v in (*node.inputs, *op.fgraph.inputs, *op.fgraph.outputs):
         if input_type(v.type) is None:
@@ -103,6 +106,8 @@ def convert_scan(op, node, inputs, ctx):
     n = ctx.require_int(inputs[0], "the number of steps")
     if n < 0:
         raise NotConvertible(f"a negative number of steps ({n})")
+    if info.as_while:
+        return _convert_while_scan(op, node, inputs, ctx, n)
     outer = list(inputs)
     seqs = [hb.getitem(s, slice(0, n)) for s in op.outer_seqs(outer)]
     for s in seqs:
@@ -194,6 +199,108 @@ def convert_scan(op, node, inputs, ctx):
     for s, size in zip(nit_stacked, nit_sizes):
         results.append(_trace(s, n, None, size))
     results += final_un
+    return results
+
+
+def _while_output(trace: Variable, init: Variable | None, steps: Variable, n: int, length: int) -> Variable:
+    """The ``length`` rows PyTensor's perform leaves in the buffer of a traced output of a
+    while-Scan that ran ``steps`` of at most ``n`` steps: ``trace`` holds the ``n`` step
+    values (rows past ``steps`` are zeros), ``init`` the initial rows or None."""
+    front = 0 if init is None else init.shape[0]
+    parts = ([init] if init is not None else []) + [trace]
+    pad = length - (front + n)
+    if pad > 0:
+        parts.append(hb.zeros((pad, *trace.shape[1:]), trace.dtype))
+    full = hb.concatenate(parts, 0) if len(parts) > 1 else trace
+    end = hb.add(steps, np.int64(front))
+    start = hb.maximum(hb.subtract(end, np.int64(length)), np.int64(0))
+    out = hb.dynamic_slice(full, [start] + [0] * (full.ndim - 1), (length, *full.shape[1:]))
+    if length <= front + 1:  # at least one step runs: the buffer is never cut
+        return out
+    # a loop that stopped early leaves only the rows it wrote (as PyTensor's perform on a
+    # whole buffer and the Numba backend on any buffer; PyTensor's perform cuts a
+    # shortened buffer by the steps not run, past its written rows)
+    short = hb.logical_and(hb.greater(np.int64(length), end), hb.less(steps, np.int64(n)))
+    keep = hb.where(short, end, np.int64(length))
+    return hb.compress(hb.less(hb.arange(length, dtype="int64"), keep), out, axis=0)
+
+
+def _convert_while_scan(op, node, inputs, ctx, n: int):
+    """A ``Scan`` with a condition (``until``) as one hlograph ``WhileLoop`` carrying
+    ``[step, go, *MIT-SOT windows, *SIT-SOT states, *untraced states, *traces]`` (see the
+    module docstring)."""
+    info = op.info
+    outer = list(inputs)
+    if info.n_mit_mot:
+        raise NotConvertible("a while-Scan with MIT-MOT outputs")
+    if n == 0:
+        raise NotConvertible("a while-Scan of zero steps")
+    seqs = list(op.outer_seqs(outer))
+    for s in seqs:
+        if _static_len(ctx, s, "a sequence") < n:
+            raise NotConvertible("a sequence shorter than the number of steps")
+    ms_bufs = list(op.outer_mitsot(outer))
+    ss_bufs = list(op.outer_sitsot(outer))
+    untraced = list(op.outer_untraced_sit_sot(outer))
+    nit_sizes = [ctx.require_int(s, "the length of an output") for s in op.outer_nitsot(outer)]
+    non_seqs = list(op.outer_non_seqs(outer))
+    for b in (*ms_bufs, *ss_bufs):
+        _static_len(ctx, b, "an output buffer")
+    ms_windows = [hb.getitem(b, slice(0, -min(taps))) for b, taps in zip(ms_bufs, info.mit_sot_in_slices)]
+    ss_inits = [hb.getitem(b, 0) for b in ss_bufs]
+
+    step_ph = Variable(TensorType("int64", ()), name="step")
+    go_ph = Variable(TensorType("bool", ()), name="go")
+    ms_ph = [Variable(w.type, name=f"window{i}") for i, w in enumerate(ms_windows)]
+    ss_ph = [Variable(v.type, name=f"state{i}") for i, v in enumerate(ss_inits)]
+    un_ph = [Variable(v.type, name=f"untraced{i}") for i, v in enumerate(untraced)]
+    inner_args = [hb.getitem(s, step_ph) for s in seqs]
+    for w, taps in zip(ms_ph, info.mit_sot_in_slices):
+        inner_args += [hb.getitem(w, t - min(taps)) for t in taps]
+    inner_args += [*ss_ph, *un_ph, *non_seqs]
+    fg = op.fgraph
+    if len(inner_args) != len(fg.inputs):
+        raise NotConvertible(f"the inner graph takes {len(fg.inputs)} inputs, the loop gives {len(inner_args)}")
+    outs = ctx.convert_inner(fg.inputs, fg.outputs, inner_args)
+    outs = [o if isinstance(o, Variable) else Constant(np.asarray(o, dtype=v.type.dtype))
+            for o, v in zip(outs, fg.outputs)]
+    until = outs[-1]
+    ms_vals = [_conform_state(v, TensorType(w.dtype, w.shape[1:]))
+               for v, w in zip(op.inner_mitsot_outs(outs), ms_ph)]
+    ss_vals = [_conform_state(v, p.type) for v, p in zip(op.inner_sitsot_outs(outs), ss_ph)]
+    nit_vals = list(op.inner_nitsot_outs(outs))
+    un_vals = [_conform_state(v, p.type) for v, p in zip(op.inner_untraced_sit_sot_outs(outs), un_ph)]
+    for v in nit_vals:
+        if None in v.shape:
+            raise NotStatic("the shape of a loop output is known only at run time")
+    traced = [*ms_vals, *ss_vals, *nit_vals]
+    trace_ph = [Variable(TensorType(v.dtype, (n, *v.shape)), name=f"trace{i}") for i, v in enumerate(traced)]
+    new_ms = []
+    for w, v, taps in zip(ms_ph, ms_vals, info.mit_sot_in_slices):
+        row = hb.expand_dims(v, 0)
+        new_ms.append(row if -min(taps) == 1 else hb.concatenate([hb.getitem(w, slice(1, None)), row], 0))
+    new_traces = [hb.at(t)[step_ph].set(v) for t, v in zip(trace_ph, traced)]
+    go = hb.logical_not(cast(until, "bool"))
+    ph = [step_ph, go_ph, *ms_ph, *ss_ph, *un_ph, *trace_ph]
+    body_outs = [hb.add(step_ph, np.int64(1)), go, *new_ms, *ss_vals, *un_vals, *new_traces]
+    c = hb.logical_and(hb.less(step_ph, np.int64(n)), go_ph)
+    free = _capture(ph, [c, *body_outs])
+    cond_g = subgraph([*ph, *free], [c])
+    body_g = subgraph([*ph, *free], body_outs)
+    inits = [Constant(np.asarray(0, dtype=np.int64)), Constant(np.asarray(True)), *ms_windows, *ss_inits,
+             *untraced, *(hb.zeros(t.shape, t.dtype) for t in trace_ph)]
+    loop = WhileLoop(cond_g, body_g, len(ph)).make_node(*inits, *free)
+    steps = loop.outputs[0]
+    final_un = loop.outputs[2 + len(ms_ph) + len(ss_ph):2 + len(ms_ph) + len(ss_ph) + len(un_ph)]
+    traces = iter(loop.outputs[2 + len(ms_ph) + len(ss_ph) + len(un_ph):])
+    results = []
+    for w, b in zip(ms_windows, ms_bufs):
+        results.append(_while_output(next(traces), w, steps, n, b.shape[0]))
+    for init, b in zip(ss_inits, ss_bufs):
+        results.append(_while_output(next(traces), hb.expand_dims(init, 0), steps, n, b.shape[0]))
+    for size in nit_sizes:
+        results.append(_while_output(next(traces), None, steps, n, size))
+    results += list(final_un)
     return results
 
 
