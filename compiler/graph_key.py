@@ -53,7 +53,7 @@ from ..xla import pjrt
 __all__ = ["Unkeyable", "graph_key", "source_fingerprint", "KEY_VERSION"]
 
 #: bumped when what the key covers changes
-KEY_VERSION = 1
+KEY_VERSION = 2
 
 #: custom-call targets of this prefix call kernels compiled in the process (runtime/host)
 HOST_TARGET_PREFIX = "hlograph_"
@@ -249,7 +249,7 @@ class _Encoder:
         traces: dict[Any, int] = {}
         trace_table: list[Any] = []
         consts: list[tuple] = []
-        nodes: list[tuple] = []
+        nodes: list[int] = []
 
         def type_index(t: TensorType) -> int:
             k = (t.dtype, t.shape)
@@ -296,15 +296,22 @@ class _Encoder:
             if t is None:
                 trace_table.append(trace)
                 t = traces[trace] = len(trace_table) - 1
-            ins = tuple([refs[id(v)] if id(v) in refs else ref(v) for v in node.inputs])
+            inputs = node.inputs
             # output types follow from the Op and the input types (make_node): not hashed
             outputs = node.outputs
-            nodes.append((c, p, ins, t, len(outputs)))
+            nodes += (c, p, t, len(outputs), len(inputs))
+            try:
+                nodes += [refs[id(v)] for v in inputs]
+            except KeyError:
+                nodes += [ref(v) for v in inputs]
             for o in outputs:
                 refs[id(o)] = n
                 n += 1
         outs = tuple(ref(v) for v in graph.outputs)
-        return (tuple(type_index(v.type) for v in graph.inputs), tuple(nodes), outs,
+        # the nodes, one flat run of ints each (class, props, trace, number of outputs,
+        # number of inputs, input refs), hashed as int64s: cheaper than their text
+        body = hashlib.sha256(np.array(nodes, dtype=np.int64).tobytes()).hexdigest()
+        return (tuple(type_index(v.type) for v in graph.inputs), (len(graph.nodes), body), outs,
                 tuple(consts), tuple(type_table), tuple(props_table), tuple(trace_table))
 
 

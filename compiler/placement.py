@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..frontend.graph import Apply, Op, Variable
 from ..frontend.types import TensorType
+from ..lowering import registry as _rules
 from ..lowering.registry import get_rule, lookup as rule_lookup
 from ..runtime.host import calls
 from ..runtime.host.registry import has_impl, lookup as impl_lookup
@@ -100,6 +101,13 @@ def _first_host_node(op: Op, platform: str | None) -> tuple[Apply, Placement] | 
     return None
 
 
+#: (Op class, platform) -> the device placement of its nodes, for the classes with a
+#: device rule and no inner graphs (their nodes' placement depends on nothing else);
+#: valid while the lowering rules are those of ``_rules.generation`` ``_cached_generation``
+_DEVICE_PLACEMENTS: dict[tuple[type, str | None], Placement] = {}
+_cached_generation = -1
+
+
 def placement(node: Apply, platform: str | None = None) -> Placement:
     """Where ``node`` runs on ``platform`` (None: jax's default), and why.
 
@@ -107,15 +115,26 @@ def placement(node: Apply, platform: str | None = None) -> Placement:
         NotImplementedError: the op can run nowhere (no lowering rule, no host
             implementation, no ``perform``); the message says how to register a rule.
     """
+    global _cached_generation
     op = node.op
-    name = type(op).__name__
-    rule = _device_rule(type(op))
+    cls = type(op)
+    if _cached_generation != _rules.generation:
+        _DEVICE_PLACEMENTS.clear()
+        _cached_generation = _rules.generation
+    cached = _DEVICE_PLACEMENTS.get((cls, platform))
+    if cached is not None:
+        return cached
+    name = cls.__name__
+    rule = _device_rule(cls)
     if rule is not None:
         inner = _first_host_node(op, platform) if op.inner_graphs else None
         if inner is None:
             via = "jax bridge" if getattr(rule, "jax_bridge", False) else "StableHLO"
             what = "jax's lowering (bridge)" if via == "jax bridge" else "StableHLO lowering"
-            return Placement(DEVICE, via, f"{name}: {what}")
+            place = Placement(DEVICE, via, f"{name}: {what}")
+            if cls.inner_graphs is Op.inner_graphs:  # no inner graphs: the class decides
+                _DEVICE_PLACEMENTS[(cls, platform)] = place
+            return place
         inner_place = inner[1]
         via = "Numba" if has_impl(op) else "Python perform"
         why = (f"{name}: an inner graph needs the host ({inner_place.why}); the whole {name} "

@@ -14,7 +14,7 @@ from ..frontend.symbolic import SymDim, SymbolicDimError
 from ..frontend.types import TensorType
 from . import emit
 from .context import HostCalls, LoweringContext, ModuleContext
-from ..xla.mlir import func, hlo, ir, make_context, tensor_type
+from ..xla.mlir import func, hlo, ir, lowering_context, tensor_type
 from ..xla.ffi import host_call
 from ..xla import log
 from .registry import get_rule, has_rule
@@ -28,21 +28,6 @@ class LoweringError(RuntimeError):
 
 class CompileError(RuntimeError):
     """The backend compiler (XLA) rejected a lowered module."""
-
-
-def _location(node: Apply, index: int, file_locs: dict, op_names: dict) -> ir.Location:
-    op = node.op
-    label = op_names.get(id(op))
-    if label is None:
-        label = op_names[id(op)] = str(op)
-    name = f"{label}:{index}"
-    trace = node.trace
-    if trace is None:
-        return ir.Location.name(name)
-    child = file_locs.get(trace)
-    if child is None:
-        child = file_locs[trace] = ir.Location.file(trace[0], trace[1], 0)
-    return ir.Location.name(name, childLoc=child)
 
 
 def value_of(env: dict[int, ir.Value], v: Variable) -> ir.Value:
@@ -83,14 +68,32 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
                first_index: int = 0) -> None:
     """Lowers ``nodes`` (topologically sorted) at the current insertion point,
     reading operands from and writing results to ``env`` (id(Variable) -> Value)."""
-    file_locs, op_names, rules = mctx.file_locations, {}, {}
-    ir_type = mctx.ir_type
+    # per node, only what differs: rules per Op class, labels per Op, source
+    # locations per (file, line) and MLIR types per TensorType are looked up once
+    file_locs, labels, rules = mctx.file_locations, {}, {}
+    types: dict[int, tuple[TensorType, ir.Type]] = {}  # id(TensorType) -> (it, its MLIR type)
+    ir_type, context, name_loc = mctx.ir_type, mctx.context, ir.Location.name
     for i, node in enumerate(nodes, first_index):
-        rule = rules.get(type(node.op))
+        op = node.op
+        rule = rules.get(type(op))
         if rule is None:
-            rule = rules[type(node.op)] = rule_for(node.op, mctx)
-        operands = [env[id(v)] if id(v) in env else value_of(env, v) for v in node.inputs]
-        with _location(node, i, file_locs, op_names):
+            rule = rules[type(op)] = rule_for(op, mctx)
+        try:
+            operands = [env[id(v)] for v in node.inputs]
+        except KeyError:
+            operands = [value_of(env, v) for v in node.inputs]
+        label = labels.get(id(op))
+        if label is None:
+            label = labels[id(op)] = str(op)
+        trace = node.trace
+        if trace is None:
+            loc = name_loc(f"{label}:{i}", context=context)
+        else:
+            child = file_locs.get(trace)
+            if child is None:
+                child = file_locs[trace] = ir.Location.file(trace[0], trace[1], 0, context=context)
+            loc = name_loc(f"{label}:{i}", childLoc=child, context=context)
+        with loc:
             try:
                 results = rule(LoweringContext(mctx, node), *operands)
             except Exception as e:
@@ -98,14 +101,19 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
                     raise SymbolicDimError(f"{node.op} needs static shapes to lower "
                                            f"({type(e).__name__}: {e})") from None
                 raise
-        if len(results) != len(node.outputs):
+        outputs = node.outputs
+        if len(results) != len(outputs):
             raise LoweringError(
-                f"the rule for {node.op} returned {len(results)} values for {len(node.outputs)} outputs"
+                f"the rule for {node.op} returned {len(results)} values for {len(outputs)} outputs"
             )
-        for out, res in zip(node.outputs, results):
-            if res.type != ir_type(out.type):
+        for out, res in zip(outputs, results):
+            t = out.type
+            known = types.get(id(t))
+            if known is None or known[0] is not t:
+                known = types[id(t)] = (t, ir_type(t))
+            if res.type != known[1]:
                 raise LoweringError(
-                    f"the rule for {node.op} produced {res.type} for an output of type {out.type}"
+                    f"the rule for {node.op} produced {res.type} for an output of type {t}"
                 )
             env[id(out)] = res
 
@@ -136,7 +144,7 @@ def lower_graph(graph: Graph, *, name: str = "hlograph", platform: str | None = 
         if not v.type.is_static:
             raise ValueError(f"input {v!r} has an unknown dimension; specialize it before lowering")
     start = time.perf_counter()
-    ctx = make_context()
+    ctx = lowering_context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(name)

@@ -25,6 +25,9 @@ PLATFORM_RULES: dict[str, OpRegistry] = {p: OpRegistry(f"{p} lowering rule") for
 #: rule for it: what ``lookup`` found (the MRO walk is asked per node), emptied by ``register``
 _FOUND: dict[tuple[type, str], Callable | None] = {}
 _HAS_PLATFORM_RULE: dict[type, bool] = {}
+#: bumped by ``register``: callers that keep answers derived from the rules (the
+#: placement of an Op class) drop them when it changes
+generation = 0
 
 
 def register(op_class: type[Op], platform: str | None = None):
@@ -36,9 +39,11 @@ def register(op_class: type[Op], platform: str | None = None):
     file = (RULES if platform is None else PLATFORM_RULES[platform]).register(op_class)
 
     def decorator(fn: Callable) -> Callable:
+        global generation
         fn = file(fn)
         _FOUND.clear()
         _HAS_PLATFORM_RULE.clear()
+        generation += 1
         return fn
 
     return decorator

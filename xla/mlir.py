@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from typing import NamedTuple
 
 import ml_dtypes
@@ -22,7 +23,7 @@ from jax.extend.mlir.dialects import stablehlo as hlo  # noqa: F401
 from jax.interpreters import mlir as _jax_mlir
 
 __all__ = [
-    "ir", "hlo", "chlo", "func", "passmanager", "make_context", "element_type", "element_dtype",
+    "ir", "hlo", "chlo", "func", "passmanager", "make_context", "lowering_context", "element_type", "element_dtype",
     "tensor_type", "dense_attr", "i64_array", "module_to_bytecode", "module_fingerprint",
     "eval_module", "legalize_chlo", "deserialize_portable_artifact", "serialize_portable_artifact",
     "serialize_portable_artifact_oldest", "stablehlo_versions", "parse_version", "artifact_version",
@@ -102,6 +103,31 @@ def make_context() -> ir.Context:
     return _jax_mlir.make_ir_context()
 
 
+#: a lowering context builds at most this many modules ...
+CONTEXT_REUSE_MODULES = 16
+#: ... and dense constants of at most this many bytes (``dense_attr``) before a fresh one
+CONTEXT_REUSE_BYTES = 64 << 20
+
+_lowering_contexts = threading.local()  # this thread's: ctx, modules, constant_bytes
+
+
+def lowering_context() -> ir.Context:
+    """A context (``make_context``'s) to build one new module in: the calling thread's,
+    shared by the modules it lowers one after another. Making a context loads every
+    dialect, which costs milliseconds, more than lowering a small graph; MLIR never
+    frees a context's uniqued types and attributes while it lives (a module keeps
+    its context alive too), so a fresh context replaces it after
+    ``CONTEXT_REUSE_MODULES`` modules or ``CONTEXT_REUSE_BYTES`` bytes of dense
+    constants. One per thread: modules built in parallel threads never share one."""
+    local = _lowering_contexts
+    ctx = getattr(local, "ctx", None)
+    if ctx is None or local.modules >= CONTEXT_REUSE_MODULES or local.constant_bytes >= CONTEXT_REUSE_BYTES:
+        ctx = local.ctx = make_context()
+        local.modules = local.constant_bytes = 0
+    local.modules += 1
+    return ctx
+
+
 def tensor_type(t) -> ir.RankedTensorType:
     """The ranked tensor type of a static ``TensorType`` (anything with ``shape``,
     ``dtype`` and ``is_static``)."""
@@ -114,6 +140,8 @@ def tensor_type(t) -> ir.RankedTensorType:
 
 
 def dense_attr(value: np.ndarray) -> ir.DenseElementsAttr:
+    if getattr(_lowering_contexts, "ctx", None) is not None:  # counted against its reuse
+        _lowering_contexts.constant_bytes += value.nbytes
     if not value.flags.c_contiguous:
         value = value.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
     return ir.DenseElementsAttr.get(value, type=element_type(value.dtype), shape=value.shape)

@@ -142,3 +142,48 @@ def test_control_flow_with_an_in_module_host_call_stays_on_the_device():
     args = (True, _values(5), np.array([True, False, True, False, False]))
     assert_same(fn(*args), hg.evaluate(g, *args))
     assert "custom_call" in fn.lower(*args).as_text()
+
+
+class _LateRuled(Op):
+    """An op whose lowering rule is registered after its nodes were placed."""
+
+    def make_node(self, x):
+        x = as_variable(x)
+        return Apply(self, [x], [x.type])
+
+    def perform(self, node, inputs):
+        return [np.asarray(inputs[0] * 2, dtype=node.outputs[0].dtype)]
+
+
+def test_placement_follows_a_rule_registered_later():
+    from hlograph.lowering import register
+    from hlograph.xla.mlir import hlo
+
+    x = hg.tensor("x", (3,), "float64")
+    first, second = _LateRuled()(x).owner, _LateRuled()(x * 2).owner
+    assert placement(first, "cpu").where == HOST
+    assert placement(first, "cpu").where == HOST  # asked twice: still the policy's answer
+
+    @register(_LateRuled)
+    def lower_late_ruled(ctx, v):
+        return [hlo.add(v, v)]
+
+    for node in (first, second):  # nodes of a device class share one answer
+        place = placement(node, "cpu")
+        assert (place.where, place.via) == (DEVICE, "StableHLO")
+        assert place.why == "_LateRuled: StableHLO lowering"
+    g = hg.Graph([x], _LateRuled()(x))
+    assert_same(hg.compile(g)(np.array([1.0, -2.0, 0.5])), np.array([2.0, -4.0, 1.0]))
+
+
+def test_control_flow_nodes_are_placed_by_their_own_bodies():
+    # an IfElse on the device, then one whose branch needs the host: the class does
+    # not decide (its placement is not shared between nodes)
+    c = hg.scalar("c", "bool")
+    v = hg.tensor("v", (None,), "float64")
+    on_device = hg.ifelse(c, lambda: hg.sum(v) * 2, lambda: hg.sum(v)).owner
+    on_host = hg.ifelse(c, lambda: hg.sum(PerformOnly()(v)), lambda: hg.sum(v)).owner
+    assert type(on_device.op) is type(on_host.op)
+    for _ in range(2):
+        assert placement(on_device, "cpu").where == DEVICE
+        assert placement(on_host, "cpu").where == HOST

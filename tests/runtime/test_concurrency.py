@@ -110,4 +110,6 @@ def test_compiling_many_graphs_keeps_resources_bounded(monkeypatch):
     del fn
     gc.collect()
     assert all(r() is None for r in refs)  # nothing keeps dropped functions alive
-    assert ir.Context._get_live_count() <= contexts_before  # nor their MLIR contexts
+    # nor their MLIR contexts, but the one this thread lowers its next modules in
+    # (xla.mlir.lowering_context; it may be new since, replacing one counted before)
+    assert ir.Context._get_live_count() <= contexts_before + 1
