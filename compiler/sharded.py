@@ -125,6 +125,10 @@ class ShardedFunction(Function):
         annotate(module, self.mesh, in_specs, self.out_specs)
         return ShardedLowered(graph, module, base.device, self.mesh, in_specs, self.out_specs)
 
+    def _flat_lower(self, *arg_specs: Any) -> "ShardedLowered":
+        # a call runs what lower() gives (a mesh program is never split into parts)
+        return ShardedFunction.lower(self, *arg_specs)
+
     def __repr__(self) -> str:
         return (f"<ShardedFunction {self.graph!r} mesh={self.mesh!r} pipeline={self.pipeline!r}>")
 
