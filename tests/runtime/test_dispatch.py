@@ -348,13 +348,13 @@ def test_dispatch_under_disable_jit(call_kind, rng):
 
 def _count_lowerings(fn):
     calls = []
-    lower = fn.lower
+    lower = fn._flat_lower  # what a call lowers through
 
     def counting_lower(*specs):
         calls.append(specs)
         return lower(*specs)
 
-    fn.lower = counting_lower
+    fn._flat_lower = counting_lower
     return calls
 
 
