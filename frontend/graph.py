@@ -440,7 +440,8 @@ class Variable:
 
     def view(self, /, *args, **kwargs):
         """``x`` itself (graph values are immutable, so a view is the same value); a view
-        with another dtype reinterprets bytes, which a graph value does not have."""
+        with another dtype reinterprets the bits as NumPy does (``hlograph.bitcast``): of
+        another width, the last axis changes size."""
         if len(args) > 2 or set(kwargs) - {"dtype", "type"}:
             raise TypeError("view() takes at most 2 arguments: dtype and type")
         given = dict(zip(("dtype", "type"), args))
@@ -455,9 +456,8 @@ class Variable:
             raise TypeError(f"x.view(type={name}) of a graph Variable ({self.type}): "
                             "there are no array subclasses in a graph")
         if as_dtype(dtype) != self.dtype:
-            raise TypeError(f"x.view({dtype!r}) of a graph Variable ({self.type}) reinterprets its "
-                            "bytes, and a graph value has no memory of its own (XLA lays it out when "
-                            "compiling); x.astype(dtype) converts the values")
+            from .ops.bitcast import ndarray_view  # (the ops import this module)
+            return ndarray_view(self, as_dtype(dtype))
         return self
 
     # the methods a graph value cannot have (protocols.NDARRAY_MEANINGLESS has the reasons)

@@ -209,3 +209,49 @@ def dynamic_slice_at_known_starts():
 # CHECK-NOT: stablehlo.dynamic_slice
 # CHECK: stablehlo.slice %arg0 [2:4, 2:5] : (tensor<4x5xf32>) -> tensor<2x3xf32>
 dynamic_slice_at_known_starts()
+
+
+def random_bits():
+    # jax's threefry2x32 random_bits (partitionable counts, jax's default), as graph
+    # computations: the key's two words, an iota of counts, 20 rounds of add/rotate/xor
+    print_ir("random_bits", from_jax(lambda k: jax.random.bits(k, (4,), jnp.uint32),
+                                     jax.ShapeDtypeStruct((2,), jnp.uint32)))
+
+
+# CHECK-LABEL: TEST: random_bits uint32[2]
+# CHECK: func.func public @main(%arg0: tensor<2xui32>) -> tensor<4xui32>
+# CHECK-NOT: stablehlo.custom_call
+# CHECK: stablehlo.slice %arg0 [0:1]
+# CHECK: stablehlo.iota dim = 0 : tensor<4xui32>
+# CHECK: stablehlo.slice %arg0 [1:2]
+# the first rotations of the first block: 13 and 15 (left), 19 and 17 (their right shifts)
+# CHECK: stablehlo.constant dense<13> : tensor<ui32>
+# CHECK: stablehlo.shift_left
+# CHECK: stablehlo.constant dense<19> : tensor<ui32>
+# CHECK: stablehlo.shift_right_logical
+# CHECK: stablehlo.or
+# CHECK: stablehlo.xor
+# CHECK: stablehlo.constant dense<15> : tensor<ui32>
+# the key schedule's third word: k1 ^ k2 ^ 0x1BD11BDA
+# CHECK: stablehlo.constant dense<466688986> : tensor<ui32>
+# CHECK: stablehlo.constant dense<1> : tensor<ui32>
+# CHECK-NOT: stablehlo.custom_call
+# CHECK: return %{{.+}} : tensor<4xui32>
+random_bits()
+
+
+def random_uniform_bitcast():
+    print_ir("random_uniform_bitcast", from_jax(lambda s: jax.random.uniform(jax.random.PRNGKey(s), (3,)),
+                                                jax.ShapeDtypeStruct((), jnp.int32)))
+
+
+# seeding converts the int32 seed to the key's low word; uniform's mantissa bits are
+# bitcast to float32 (no custom call: nothing went through jax's lowering)
+# CHECK-LABEL: TEST: random_uniform_bitcast int32[]
+# CHECK-NOT: stablehlo.custom_call
+# CHECK: stablehlo.convert %arg0 : (tensor<i32>) -> tensor<ui32>
+# CHECK: stablehlo.constant dense<1065353216>
+# CHECK: stablehlo.bitcast_convert %{{.+}} : (tensor<3xui32>) -> tensor<3xf32>
+# CHECK-NOT: stablehlo.custom_call
+# CHECK: return
+random_uniform_bitcast()

@@ -12,7 +12,7 @@ FAMILIES = {
     name: _importlib.import_module(f"{__name__}.{name}")
     for name in ("elemwise", "special", "reduction", "shape", "construct", "indexing", "linalg", "conv",
                  "blockwise", "control", "dynamic", "sort", "assertion", "random", "sharding",
-                 "fft", "autodiff")
+                 "fft", "autodiff", "bitcast")
 }
 
 __all__ = ["FAMILIES"]

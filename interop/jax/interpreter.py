@@ -269,7 +269,9 @@ def apply_equation(eqn: Any, inputs: list[Variable]) -> list[Variable]:
         reason = "no rule"
     else:
         try:
-            outs = rule(*inputs, **eqn.params)
+            # (rules of key primitives ask for their operands' PRNG implementations)
+            extra = {"key_impls": [key_impl(v.aval) for v in eqn.invars]} if getattr(rule, "key_impls", 0) else {}
+            outs = rule(*inputs, **eqn.params, **extra)
         except Unsupported as e:
             reason = f"the rule does not handle {e}"
         except (TypeError, ValueError, IndexError, NotImplementedError) as e:

@@ -151,6 +151,85 @@ def mlp_loss_grad(params, x, y):
     return jax.value_and_grad(loss)(params)
 
 
+def nn_activations(x):
+    return (jax.nn.sigmoid(x), jax.nn.softplus(x), jax.nn.elu(x), jax.nn.leaky_relu(x, 0.1),
+            jax.nn.hard_tanh(x), jax.nn.celu(x), jax.nn.selu(x), jax.nn.log_sigmoid(x),
+            jax.nn.relu6(x * 4), jax.nn.swish(x), jax.nn.soft_sign(x), jax.nn.gelu(x, approximate=False))
+
+
+def nn_normalize(x, labels):
+    onehot = jax.nn.one_hot(labels, x.shape[-1], dtype=x.dtype)
+    logp = jax.nn.log_softmax(x, axis=-1)
+    return (jax.nn.standardize(x, axis=-1), jax.nn.glu(x, axis=-1), -jnp.sum(onehot * logp, -1),
+            jax.nn.logsumexp(x, axis=0, b=onehot[0]), jax.nn.softmax(x, where=x > -0.5, axis=-1))
+
+
+def at_updates(x, idx, rows):
+    # duplicated indices: add accumulates, min/max combine, set keeps one of them
+    return (x.at[idx].min(0.0), x.at[idx].max(0.25), x.at[idx, 1].add(1.5),
+            x.at[rows, :2].set(-1.0), x.at[::2].mul(3.0), x.at[idx].set(jnp.arange(x.shape[1], dtype=x.dtype)))
+
+
+def fori_pytree(x, w):
+    def body(i, carry):
+        acc, (hist, n) = carry
+        acc = jnp.tanh(acc @ w) + 0.1 * i
+        return acc, (hist.at[i].set(acc.sum()), n + 1)
+    return lax.fori_loop(0, 4, body, (x, (jnp.zeros(4, x.dtype), jnp.int32(0))))
+
+
+def scan_pytree(params, xs):
+    def step(carry, x):
+        h, stats = carry["h"], carry["stats"]
+        h = jnp.tanh(h @ params["w"] + x["a"] * params["b"])
+        stats = (stats[0] + h.sum(), jnp.maximum(stats[1], x["b"].max()))
+        return {"h": h, "stats": stats}, {"out": h * 2.0, "norm": jnp.sqrt(jnp.sum(h * h))}
+    init = {"h": jnp.zeros(params["b"].shape, xs["a"].dtype),
+            "stats": (jnp.zeros((), xs["a"].dtype), jnp.full((), -jnp.inf, xs["a"].dtype))}
+    return lax.scan(step, init, xs)
+
+
+def cond_switch_operands(p, i, x, y, k):
+    a, b = lax.cond(p, lambda x, y, k: (x * y, k + 1), lambda x, y, k: (x - y, k * 2), x, y, k)
+    c = lax.switch(i, [lambda x, y, k: {"s": x + y, "k": k},
+                       lambda x, y, k: {"s": x * k.astype(x.dtype), "k": -k},
+                       lambda x, y, k: {"s": jnp.sin(x) * y, "k": k * k}], x, y, k)
+    return a, b, c
+
+
+def linalg_solve_inv(a, b):
+    m = a + a.shape[0] * jnp.eye(a.shape[0], dtype=a.dtype)
+    return jnp.linalg.solve(m, b), jnp.linalg.inv(m), jnp.linalg.solve(m, b[:, 0])
+
+
+def linalg_slogdet_eigh(a):
+    sym = (a + a.T) / 2
+    sign, logdet = jnp.linalg.slogdet(a + 3 * jnp.eye(a.shape[0], dtype=a.dtype))
+    w, v = jnp.linalg.eigh(sym)
+    # eigenvectors are defined up to sign: compare v * sign(v[0]) and the reconstruction
+    v = v * jnp.where(v[0] < 0, -1, 1).astype(v.dtype)
+    return sign, logdet, w, v, (v * w) @ v.T
+
+
+def random_normal_uniform(seed, scale):
+    key = jax.random.PRNGKey(seed)
+    k1, k2 = jax.random.split(key)
+    return (jax.random.normal(k1, (3, 4)) * scale, jax.random.uniform(k2, (5,), minval=-1.0, maxval=2.0),
+            jax.random.bernoulli(k1, 0.3, (6,)))
+
+
+def random_categorical_permutation(seed, logits, x):
+    key = jax.random.PRNGKey(seed)
+    k1, k2, k3 = jax.random.split(key, 3)
+    return (jax.random.categorical(k1, logits, axis=-1), jax.random.permutation(k2, 7),
+            jax.random.permutation(k3, x, axis=0), jax.random.randint(k1, (4,), -3, 9))
+
+
+def weak_types(x, s):
+    # a Python scalar argument and Python constants are weakly typed: x keeps its dtype
+    return x * s + 1, jnp.where(x > 0, x, 0.1), x ** 2 / 3, jnp.maximum(x, 0) + s
+
+
 def f32(*shape, rng):
     return rng.normal(size=shape).astype(np.float32)
 
@@ -184,9 +263,30 @@ def corpus(rng):
         "sorting": (sorting, (f32(4, 5, rng=rng),)),
         "shapes": (shapes, (f32(3, 4, rng=rng),)),
         "conv": (conv, (f32(1, 5, 5, 2, rng=rng), f32(3, 3, 2, 3, rng=rng))),
+        "nn_activations": (nn_activations, (f32(3, 4, rng=rng),)),
+        "nn_normalize": (nn_normalize, (f32(3, 6, rng=rng), np.array([0, 5, 2], np.int32))),
+        "at_updates": (at_updates, (f32(5, 3, rng=rng), np.array([1, 3, 1, -1], np.int32),
+                                    np.array([[0], [4]], np.int32))),
+        "fori_pytree": (fori_pytree, (f32(3, rng=rng), f32(3, 3, rng=rng))),
+        "scan_pytree": (scan_pytree, ({"w": f32(3, 3, rng=rng) * 0.5, "b": f32(3, rng=rng)},
+                                      {"a": f32(5, 3, rng=rng), "b": f32(5, 2, rng=rng)})),
+        "cond_switch_operands": (cond_switch_operands, (np.bool_(False), np.int32(1), f32(3, rng=rng),
+                                                        f32(3, rng=rng), np.int32(4))),
+        "cond_switch_operands_other": (cond_switch_operands, (np.bool_(True), np.int32(2), f32(3, rng=rng),
+                                                              f32(3, rng=rng), np.int32(-3))),
+        "linalg_solve_inv": (linalg_solve_inv, (a, f32(4, 2, rng=rng))),
+        "linalg_slogdet_eigh": (linalg_slogdet_eigh, (a,)),
+        "random_normal_uniform": (random_normal_uniform, (np.int32(3), np.float32(2.0))),
+        "random_categorical_permutation": (random_categorical_permutation,
+                                           (np.int32(5), f32(4, 6, rng=rng), f32(5, 2, rng=rng))),
     }
 
 
 #: programs also run in float64 (x64 enabled for the trace by the 64-bit specs)
 FLOAT64 = ["mlp", "mlp_loss_grad", "attention", "layer_norm", "rnn", "newton_sqrt", "linalg", "custom_rules",
-           "updates"]
+           "updates", "nn_normalize", "at_updates", "scan_pytree", "cond_switch_operands", "linalg_slogdet_eigh",
+           "random_normal_uniform", "random_categorical_permutation"]
+
+#: per program, the primitives it may compute through the fallback (none today: jax's
+#: threefry key primitives and bitcasts are graph computations, see interop/jax/rules/random.py)
+FALLBACKS: dict[str, set[str]] = {}

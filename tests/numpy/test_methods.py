@@ -279,11 +279,13 @@ def test_astype_checks_casting_as_numpy_does():
             np.zeros(3).astype("int32", casting=casting)
 
 
-def test_views_with_another_dtype_or_type_raise():
+def test_views_with_another_type_raise():
     x = hg.tensor("x", (3,), "float32")
     assert x.view() is x and x.view(np.float32) is x and x.view(type=np.ndarray) is x
-    with pytest.raises(TypeError, match=r"reinterprets its bytes.*astype"):
-        x.view(np.int32)
+    with pytest.raises(TypeError, match="complex dtypes have no bitcast"):
+        x.view(np.complex64)
+    with pytest.raises(ValueError, match="must be a multiple of 8 bytes"):
+        x.view(np.float64)
     with pytest.raises(TypeError, match="no array subclasses"):
         x.view(np.matrix)
     with pytest.raises(TypeError, match="at most 2 arguments"):

@@ -185,6 +185,13 @@ def while_(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     bc = [Variable(v.type, name=f"body_const{i}") for i, v in enumerate(body_consts)]
     (pred,) = inline(cond_jaxpr, *cc, *carry)
     body_out = inline(body_jaxpr, *bc, *carry)
+    if pred.ndim:
+        # a batched predicate (a vmapped loop), as jax lowers it: the loop goes on while
+        # any element's is true, and an element whose own is false keeps its carry
+        (own,) = inline(cond_jaxpr, *cc, *carry)
+        body_out = [hg.where(hg.reshape(own, (*own.shape, *[1] * (b.ndim - own.ndim))), b, c)
+                    for b, c in zip(body_out, carry)]
+        pred = hg.any(pred)
     inputs = [*carry, *cc, *bc]
     loop = WhileLoop(Graph(inputs, [pred]), Graph(inputs, body_out), len(init))
     return loop.make_node(*init, *cond_consts, *body_consts).outputs

@@ -20,12 +20,17 @@ def broadcast_in_dim_(x, *dyn_shape, shape, broadcast_dimensions, sharding=None)
 
 
 @register("reshape")
-def reshape(x, *dyn_shape, new_sizes, dimensions=None, sharding=None):
+def reshape(x, *dyn_shape, new_sizes, dimensions=None, sharding=None, key_impls=()):
     if dyn_shape:
         raise Unsupported("dynamic shapes")
+    # a PRNG key array is its key data: the key's own dims trail the array's
+    key = tuple(getattr(key_impls[0], "key_shape", ())) if key_impls and key_impls[0] is not None else ()
     if dimensions is not None:
-        x = hg.transpose(x, ints(dimensions))
-    return hg.reshape(x, ints(new_sizes))
+        x = hg.transpose(x, (*ints(dimensions), *range(len(dimensions), len(dimensions) + len(key))))
+    return hg.reshape(x, (*ints(new_sizes), *key))
+
+
+reshape.key_impls = True  # (the interpreter passes the operands' PRNG implementations)
 
 
 @register("squeeze")
