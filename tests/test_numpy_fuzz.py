@@ -98,3 +98,25 @@ def test_einsum_reference_is_the_sum_of_products():
     x = np.arange(6.0).reshape(2, 3)
     y = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(fuzz.einsum_products("ij,jk->ki", x, y), np.einsum("ij,jk->ki", x, y))
+
+
+def test_einsum_reference_starts_from_the_first_operand():
+    # (inf + 2j) * (2 + 0j) is inf + nan j; starting from 1 would make it nan + nan j
+    a, b = np.array([complex(np.inf, 2)]), np.array([2 + 0j])
+    with np.errstate(invalid="ignore"):
+        got = fuzz.einsum_products("i,i->i", a, b)
+        assert got[0].real == np.inf and np.isnan(got[0].imag)
+        assert got[0].real == (a * b)[0].real
+
+
+def test_complex_matmul_operands_are_drawn_finite():
+    # NumPy's own complex matmul paths disagree on non-finite parts (README)
+    rng = np.random.default_rng(3)
+    specs = tuple(s for s in fuzz.SPECS if s.name in ("matmul", "einsum"))
+    seen = 0
+    for _ in range(30):
+        program = fuzz.generate(rng, n_steps=1, dtypes=[np.dtype("complex128")], specs=specs)
+        for v in program.values:
+            seen += 1
+            assert np.isfinite(v).all()
+    assert seen

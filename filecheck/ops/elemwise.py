@@ -286,3 +286,43 @@ unary("pow_half", lambda x: x ** 0.5)
 # CHECK-NOT: optimization_barrier
 # CHECK: stablehlo.sqrt
 binary("sqrt_product", lambda x, y: hg.sqrt(x * y))
+
+# complex sqrt: computed at |im| and conjugated back where im has its sign bit set
+# (XLA's ignores -0.0), then C99's values where a part is not finite
+# CHECK-LABEL: TEST: sqrt_complex complex64[2,3]
+# CHECK: %[[IM:.+]] = stablehlo.imag %arg0
+# CHECK: %[[A:.+]] = stablehlo.abs %[[IM]] : tensor<2x3xf32>
+# CHECK: %[[Z:.+]] = stablehlo.complex %{{.+}}, %[[A]]
+# CHECK: stablehlo.sqrt %[[Z]] : tensor<2x3xcomplex<f32>>
+# CHECK: stablehlo.bitcast_convert %[[IM]]
+# CHECK: chlo.is_inf %[[IM]]
+# CHECK: stablehlo.complex
+unary("sqrt_complex", hg.sqrt, "complex64")
+
+# complex sinh: XLA's value, then glibc's csinh where a part is not finite
+# CHECK-LABEL: TEST: sinh_complex complex128[2,3]
+# CHECK: stablehlo.is_finite
+# CHECK: chlo.sinh %arg0 : tensor<2x3xcomplex<f64>>
+# CHECK: stablehlo.select
+# CHECK: stablehlo.complex
+unary("sinh_complex", hg.sinh, "complex128")
+
+# complex sin through sinh(i z): the parts swapped in, and out
+# CHECK-LABEL: TEST: sin_complex complex64[2,3]
+# CHECK: stablehlo.negate
+# CHECK: %[[IZ:.+]] = stablehlo.complex
+# CHECK: chlo.sinh %[[IZ]]
+unary("sin_complex", hg.sin, "complex64")
+
+# integer power by squaring over every bit of the exponent (XLA's stops after six)
+# CHECK-LABEL: TEST: power_int16 int16[2,3]
+# CHECK-COUNT-15: stablehlo.and %{{.+}}, %{{.+}} : tensor<2x3xi16>
+# CHECK: stablehlo.compare LT, %arg1
+# CHECK: stablehlo.power %arg0, %arg1
+binary("power_int16", hg.power, "int16")
+
+# a constant exponent under 64 keeps XLA's power
+# CHECK-LABEL: TEST: power_int16_cube int16[2,3]
+# CHECK-NOT: stablehlo.shift_right_logical
+# CHECK: stablehlo.power
+unary("power_int16_cube", lambda x: hg.power(x, 3), "int16")

@@ -102,6 +102,18 @@ reduction("cumsum", lambda x: hg.cumsum(x, axis=1))
 # CHECK: -> tensor<12xui64>
 reduction("cumprod_flat_uint8", hg.cumprod, "uint8", shape=(2, 2, 3))
 
+# a complex running product starts from the first slice, never from the identity 1
+# (1 * (inf + 2j) is inf + nan j): no reduce_window, whose padding would lead
+# CHECK-LABEL: TEST: cumprod_complex complex64[2,4]
+# CHECK-NOT: reduce_window
+# CHECK: %[[T:.+]] = stablehlo.transpose %arg0
+# CHECK: %[[FIRST:.+]] = stablehlo.slice %[[T]] [0:1, 0:2]
+# CHECK: %[[REST:.+]] = stablehlo.slice %[[T]] [1:4, 0:2]
+# CHECK: %[[R0:.+]] = stablehlo.slice %[[REST]] [0:1, 0:2]
+# CHECK: stablehlo.multiply %[[FIRST]], %[[R0]]
+# CHECK: stablehlo.concatenate %[[FIRST]], %{{.+}}, dim = 0
+reduction("cumprod_complex", lambda x: hg.cumprod(x, axis=1), "complex64", shape=(2, 4))
+
 # CHECK-LABEL: TEST: softmax float32[2,3,4]
 # CHECK: %[[M:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [2]
 # CHECK: stablehlo.broadcast_in_dim %[[M]], dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x4xf32>

@@ -38,10 +38,16 @@ unary("sort_flattened", lambda x: so.sort(x, axis=None), "float64")
 # CHECK: -> (tensor<3x4xf32>, tensor<3x4xi64>)
 unary("argsort", so.argsort)
 
+# complex keys: a class (2 for a NaN real part, 1 for a NaN imaginary part: NumPy
+# sorts those last), then the real and imaginary parts
 # CHECK-LABEL: TEST: argsort_complex complex64[5]
 # CHECK: stablehlo.sort
 # CHECK: stablehlo.real
 # CHECK: stablehlo.imag
+# CHECK: stablehlo.compare NE, {{.*}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+# CHECK: stablehlo.select {{.*}} : tensor<i1>, tensor<i32>
+# CHECK: stablehlo.add {{.*}} : tensor<i32>
+# CHECK: stablehlo.compare LT, {{.*}} : (tensor<i32>, tensor<i32>) -> tensor<i1>
 # CHECK: -> (tensor<5xcomplex<f32>>, tensor<5xi64>)
 unary("argsort_complex", so.argsort, "complex64", (5,))
 

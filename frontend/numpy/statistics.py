@@ -205,10 +205,10 @@ def nanmin(a: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = N
 
 def _nan_arg(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn) -> Variable:
     a = as_variable(a)
-    if is_complex(a.dtype):
-        raise NotImplementedError(f"{name}: complex inputs are not supported")
-    if not is_float(a.dtype):
+    if not (is_float(a.dtype) or is_complex(a.dtype)):
         return fn(a, axis=axis, keepdims=keepdims)
+    # NaNs (complex: a NaN part) become -inf (+inf), complex ones -inf + 0j, as NumPy's
+    # fill; complex numbers then compare lexicographically
     mask = ew.isnan(a)
     out = fn(ew.where(mask, fill, a), axis=axis, keepdims=keepdims)
     some = ew.logical_not(rd.all(mask, axis=axis))

@@ -27,10 +27,6 @@ _PLAIN = {
     ew.Negative: hlo.negate,
     ew.Expm1: hlo.exponential_minus_one,
     ew.Rsqrt: hlo.rsqrt,
-    ew.Sin: hlo.sine,
-    ew.Cos: hlo.cosine,
-    ew.Tan: hlo.tan,
-    ew.Tanh: hlo.tanh,
     ew.Sigmoid: hlo.logistic,
     ew.Erf: chlo.erf,
     ew.BitwiseNot: hlo.not_,
@@ -44,8 +40,6 @@ _PLAIN = {
     ew.LogicalOr: hlo.or_,
     ew.LogicalXor: hlo.xor,
     ew.Select: hlo.select,
-    ew.Sinh: chlo.sinh,
-    ew.Cosh: chlo.cosh,
     ew.Cbrt: hlo.cbrt,
     ew.Arctan2: hlo.atan2,
     ew.Nextafter: chlo.next_after,
@@ -108,6 +102,8 @@ def lower_log(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 
 @register(ew.Sqrt)
 def lower_sqrt(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    if is_complex(ctx.in_types[0].dtype):
+        return [_csqrt(x, ctx.in_types[0])]
     return [hlo.sqrt(shielded(x, "sqrt"))]
 
 
@@ -141,6 +137,8 @@ register(ew.Round)(partial(_float_or_identity, hlo.round_nearest_even))
 @register(ew.Sign)
 def lower_sign(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
+    if is_complex(t.dtype):
+        return [_complex_sign(x, t)]
     if t.dtype.kind == "u":  # stablehlo.sign is for signed types: 0 or 1
         zero = constant(0, t.dtype, t.shape)
         return [convert(compare(x, zero, "NE", t.dtype), t.with_dtype("bool"), t.dtype)]
@@ -201,6 +199,8 @@ def lower_square(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 def lower_reciprocal(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
     one = constant(1, t.dtype, t.shape)
+    if is_complex(t.dtype):
+        return [_complex_reciprocal(x, t)]
     if not _is_int(ctx):
         return [hlo.divide(one, x)]
     # integer 1 / x truncates; for x == 0 NumPy converts 1.0 / 0 = inf to the integer
@@ -236,7 +236,36 @@ def lower_power(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value
         # NumPy's power loop takes sqrt for a scalar exponent of 0.5 (sqrt(-inf) is nan,
         # sqrt(-0.0) is -0.0, where pow gives inf and 0.0)
         return [hlo.sqrt(shielded(x, "sqrt"))]
+    if _is_int(ctx) and not _is_bool(ctx) and not _small_exponent(exponent):
+        return [_integer_power(x, y, ctx.out_type)]
     return [hlo.power(shielded(x, "power"), y)]
+
+
+def _small_exponent(exponent) -> bool:
+    """A constant exponent in [0, 64), where XLA's integer power (six squarings) is exact."""
+    if not isinstance(exponent, Constant):
+        return False
+    data = np.asarray(exponent.data)
+    return bool(data.size and np.all((data >= 0) & (data < 64)))
+
+
+def _integer_power(x: ir.Value, y: ir.Value, t: TensorType) -> ir.Value:
+    """x ** y of integers by squaring over every bit of ``y``, wrapping as NumPy's loop
+    does (XLA's integer power squares six times, so exponents from 64 on come out
+    wrong: int16 (-3) ** 200 is 6561 there, -20319 in NumPy). Negative exponents keep
+    XLA's value (NumPy refuses them)."""
+    bits = np.iinfo(t.dtype).bits - (1 if t.dtype.kind == "i" else 0)
+    zero, one = constant(0, t.dtype, t.shape), constant(1, t.dtype, t.shape)
+    acc, p, e = one, x, y
+    for k in range(bits):
+        odd = compare(hlo.and_(e, one), zero, "NE", t.dtype)
+        acc = hlo.select(odd, hlo.multiply(acc, p), acc)
+        if k + 1 < bits:
+            p = hlo.multiply(p, p)
+            e = hlo.shift_right_logical(e, one)
+    if t.dtype.kind == "u":
+        return acc
+    return hlo.select(compare(y, zero, "LT", t.dtype), hlo.power(x, y), acc)
 
 
 @register(ew.Equal)
@@ -367,7 +396,11 @@ def lower_exp2(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     infinities and NaN take exp(x ln 2). Half precision computes in float32."""
     t = ctx.in_types[0]
     if is_complex(t.dtype):
-        return [hlo.exponential(_scaled(ctx, x, math.log(2.0)))]
+        # each part times the real ln 2, as NumPy's loop (a complex product with ln 2 + 0j
+        # would make inf + 3j nan + nan j), then cexp's special values
+        rt = _rtype(t)
+        c = constant(math.log(2.0), rt.dtype, t.shape)
+        return [_exp(hlo.complex(hlo.multiply(hlo.real(x), c), hlo.multiply(hlo.imag(x), c)), t)]
     ct = t if t.dtype in (_F32, _F64) else t.with_dtype(_F32)
     xc = convert(x, t, ct.dtype)
     info = np.finfo(ct.dtype)
@@ -700,6 +733,188 @@ def _exp(x: ir.Value, t: TensorType) -> ir.Value:
     zero = constant(0, rt.dtype, rt.shape)
     e = hlo.select(hlo.and_(odd, _eq(re, np.inf, rt)), hlo.complex(inf, constant(np.nan, rt.dtype, rt.shape)), e)
     return hlo.select(hlo.and_(odd, _eq(re, -np.inf, rt)), hlo.complex(zero, zero), e)
+
+
+def _classes(x: ir.Value, rt: TensorType):
+    """(re, im, re finite, im finite, re NaN, im NaN) of complex ``x``."""
+    re, im = hlo.real(x), hlo.imag(x)
+    return re, im, hlo.is_finite(re), hlo.is_finite(im), is_nan(re, rt.dtype), is_nan(im, rt.dtype)
+
+
+def _csinh(x: ir.Value, t: TensorType) -> ir.Value:
+    """C's csinh (as glibc's, which NumPy calls) where a part is not finite; XLA's
+    expansion gives nan + nan j there."""
+    rt = _rtype(t)
+    re, im, re_fin, im_fin, re_nan, im_nan = _classes(x, rt)
+    w = chlo.sinh(x)
+    wr, wi = hlo.real(w), hlo.imag(w)
+    nan, inf = constant(np.nan, rt.dtype, rt.shape), constant(np.inf, rt.dtype, rt.shape)
+    im_zero = _eq(im, 0, rt)
+    # finite re, non-finite im: copysign(0, re) + nan j at re = 0, else nan + nan j
+    a = hlo.and_(re_fin, hlo.not_(im_fin))
+    wr = hlo.select(a, hlo.select(_eq(re, 0, rt), re, nan), wr)
+    wi = hlo.select(a, nan, wi)
+    # infinite re, non-finite im: inf + nan j
+    b = hlo.and_(chlo.is_inf(re), hlo.not_(im_fin))
+    wr, wi = hlo.select(b, inf, wr), hlo.select(b, nan, wi)
+    # infinite re, zero im: re + im j
+    c = hlo.and_(chlo.is_inf(re), im_zero)
+    wr, wi = hlo.select(c, re, wr), hlo.select(c, im, wi)
+    # NaN re: nan + (im if im == 0 else nan) j
+    wr = hlo.select(re_nan, nan, wr)
+    wi = hlo.select(re_nan, hlo.select(im_zero, im, nan), wi)
+    return hlo.complex(wr, wi)
+
+
+def _ccosh(x: ir.Value, t: TensorType) -> ir.Value:
+    """C's ccosh (glibc's) where a part is not finite."""
+    rt = _rtype(t)
+    re, im, re_fin, im_fin, re_nan, im_nan = _classes(x, rt)
+    w = chlo.cosh(x)
+    wr, wi = hlo.real(w), hlo.imag(w)
+    nan, inf = constant(np.nan, rt.dtype, rt.shape), constant(np.inf, rt.dtype, rt.shape)
+    zero = constant(0, rt.dtype, rt.shape)
+    im_zero = _eq(im, 0, rt)
+    # finite re, non-finite im: nan + (0 if re == 0 else nan) j
+    a = hlo.and_(re_fin, hlo.not_(im_fin))
+    wr = hlo.select(a, nan, wr)
+    wi = hlo.select(a, hlo.select(_eq(re, 0, rt), zero, nan), wi)
+    # infinite re: inf + im * copysign(1, re) j at im = 0, inf + nan j for a non-finite im
+    re_inf = chlo.is_inf(re)
+    b = hlo.and_(re_inf, hlo.not_(im_fin))
+    wr, wi = hlo.select(b, inf, wr), hlo.select(b, nan, wi)
+    c = hlo.and_(re_inf, im_zero)
+    wr = hlo.select(c, inf, wr)
+    wi = hlo.select(c, _negate_where(signbit(re, rt), im), wi)
+    wr = hlo.select(re_nan, nan, wr)
+    wi = hlo.select(re_nan, hlo.select(im_zero, im, nan), wi)
+    return hlo.complex(wr, wi)
+
+
+def _ctanh(x: ir.Value, t: TensorType) -> ir.Value:
+    """C's ctanh (glibc's) where a part is not finite."""
+    rt = _rtype(t)
+    re, im, re_fin, im_fin, re_nan, im_nan = _classes(x, rt)
+    w = hlo.tanh(x)
+    wr, wi = hlo.real(w), hlo.imag(w)
+    nan = constant(np.nan, rt.dtype, rt.shape)
+    one, zero = constant(1, rt.dtype, rt.shape), constant(0, rt.dtype, rt.shape)
+    odd = hlo.not_(hlo.and_(re_fin, im_fin))
+    # anything else not finite: (re if re == 0 else nan) + nan j; re + 0j at im = 0
+    other_r = hlo.select(_eq(re, 0, rt), re, nan)
+    im_zero = _eq(im, 0, rt)
+    other_r, other_i = hlo.select(im_zero, re, other_r), hlo.select(im_zero, im, nan)
+    # infinite re: copysign(1, re) + copysign(0, sin(2 im) for |im| > 1, else im) j
+    big = hlo.and_(im_fin, compare(hlo.abs(im), one, "GT", rt.dtype))
+    sin2 = hlo.multiply(hlo.sine(im), hlo.cosine(im))
+    inf_r = _copysign(one, re, rt)
+    inf_i = _copysign(zero, hlo.select(big, sin2, im), rt)
+    re_inf = chlo.is_inf(re)
+    wr = hlo.select(odd, hlo.select(re_inf, inf_r, other_r), wr)
+    wi = hlo.select(odd, hlo.select(re_inf, inf_i, other_i), wi)
+    return hlo.complex(wr, wi)
+
+
+def _times_i(x: ir.Value) -> ir.Value:
+    return hlo.complex(hlo.negate(hlo.imag(x)), hlo.real(x))
+
+
+def _times_minus_i(x: ir.Value) -> ir.Value:
+    return hlo.complex(hlo.imag(x), hlo.negate(hlo.real(x)))
+
+
+def _csqrt(x: ir.Value, t: TensorType) -> ir.Value:
+    """C's csqrt (glibc's): the imaginary part takes the sign of the input's (XLA's
+    ignores a -0.0 there), and the special values of non-finite parts."""
+    rt = _rtype(t)
+    re, im, re_fin, im_fin, re_nan, im_nan = _classes(x, rt)
+    w = hlo.sqrt(hlo.complex(re, hlo.abs(im)))
+    wr, wi = hlo.real(w), _negate_where(signbit(im, rt), hlo.imag(w))
+    nan, inf = constant(np.nan, rt.dtype, rt.shape), constant(np.inf, rt.dtype, rt.shape)
+    zero = constant(0, rt.dtype, rt.shape)
+    # any NaN part: nan + nan j, unless one of the cases below
+    any_nan = hlo.or_(re_nan, im_nan)
+    wr, wi = hlo.select(any_nan, nan, wr), hlo.select(any_nan, nan, wi)
+    # re = +inf: inf + (nan if im is NaN else copysign(0, im)) j
+    pos = _eq(re, np.inf, rt)
+    wr = hlo.select(pos, inf, wr)
+    wi = hlo.select(pos, hlo.select(im_nan, nan, _copysign(zero, im, rt)), wi)
+    # re = -inf: (nan if im is NaN else 0) + copysign(inf, im) j
+    neg = _eq(re, -np.inf, rt)
+    wr = hlo.select(neg, hlo.select(im_nan, nan, zero), wr)
+    wi = hlo.select(neg, _copysign(inf, im, rt), wi)
+    # an infinite im: inf + im j whatever re is
+    im_inf = chlo.is_inf(im)
+    return hlo.complex(hlo.select(im_inf, inf, wr), hlo.select(im_inf, im, wi))
+
+
+def _complex_reciprocal(x: ir.Value, t: TensorType) -> ir.Value:
+    """NumPy's complex reciprocal loop (one Smith step, 1 / (0 + 0j) and infinities
+    giving nan + nan j)."""
+    rt = _rtype(t)
+    re, im = hlo.real(x), hlo.imag(x)
+    one = constant(1, rt.dtype, rt.shape)
+    # |im| <= |re|: r = im / re, d = re + im * r -> 1 / d - r / d j
+    r1 = hlo.divide(im, re)
+    d1 = hlo.add(re, hlo.multiply(im, r1))
+    # else: r = re / im, d = re * r + im -> r / d - 1 / d j
+    r2 = hlo.divide(re, im)
+    d2 = hlo.add(hlo.multiply(re, r2), im)
+    # XLA folds (a / b) / c into a / (b * c), which overflows where NumPy's does not
+    r1, r2 = hlo.optimization_barrier([r1]), hlo.optimization_barrier([r2])
+    first = compare(hlo.abs(im), hlo.abs(re), "LE", rt.dtype)
+    out_r = hlo.select(first, hlo.divide(one, d1), hlo.divide(r2, d2))
+    out_i = hlo.select(first, hlo.negate(hlo.divide(r1, d1)), hlo.negate(hlo.divide(one, d2)))
+    return hlo.complex(out_r, out_i)
+
+
+def _complex_sign(x: ir.Value, t: TensorType) -> ir.Value:
+    """NumPy's complex sign, z / |z|: nan where |z| is; for an infinite |z|, +-1 along
+    the infinite part (nan + nan j when both are)."""
+    rt = _rtype(t)
+    re, im = hlo.real(x), hlo.imag(x)
+    w = hlo.sign(x)
+    nan, zero, one = (constant(v, rt.dtype, rt.shape) for v in (np.nan, 0, 1))
+    re_inf, im_inf = chlo.is_inf(re), chlo.is_inf(im)
+
+    def unit(v):
+        return hlo.select(compare(v, zero, "GT", rt.dtype), one, hlo.negate(one))
+
+    wr = hlo.select(re_inf, hlo.select(im_inf, nan, unit(re)), hlo.select(im_inf, zero, hlo.real(w)))
+    wi = hlo.select(re_inf, hlo.select(im_inf, nan, zero), hlo.select(im_inf, unit(im), hlo.imag(w)))
+    return hlo.complex(wr, wi)
+
+
+_COMPLEX_SPECIAL = {
+    ew.Sinh: _csinh,
+    ew.Cosh: _ccosh,
+    ew.Tanh: _ctanh,
+    # sin z = -i sinh(i z), cos z = cosh(i z), tan z = -i tanh(i z), as NumPy's fallbacks
+    ew.Sin: lambda x, t: _times_minus_i(_csinh(_times_i(x), t)),
+    ew.Cos: lambda x, t: _ccosh(_times_i(x), t),
+    ew.Tan: lambda x, t: _times_minus_i(_ctanh(_times_i(x), t)),
+    ew.Reciprocal: _complex_reciprocal,
+    ew.Sign: _complex_sign,
+}
+
+
+def lower_complex_special(ctx: LoweringContext, x: ir.Value) -> list[ir.Value] | None:
+    """The rule's result for a complex input of a function in ``_COMPLEX_SPECIAL``
+    (NumPy's values where a part is infinite, NaN or a signed zero), None otherwise."""
+    t = ctx.in_types[0]
+    fn = _COMPLEX_SPECIAL.get(type(ctx.op))
+    if fn is None or not is_complex(t.dtype):
+        return None
+    return [fn(x, t)]
+
+
+def _lower_hyperbolic(fallback: Callable, ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
+    return lower_complex_special(ctx, x) or [fallback(x)]
+
+
+for _op, _fn in ((ew.Sinh, chlo.sinh), (ew.Cosh, chlo.cosh), (ew.Tanh, hlo.tanh),
+                 (ew.Sin, hlo.sine), (ew.Cos, hlo.cosine), (ew.Tan, hlo.tan)):
+    register(_op)(partial(_lower_hyperbolic, _fn))
 
 
 @register(ew.Exp)

@@ -49,7 +49,7 @@ from ..context import LoweringContext
 from ..emit import compare, constant, convert, reduce_region, signbit
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
-from .elemwise import lower_inverse, lower_nary
+from .elemwise import lower_complex_special, lower_inverse, lower_nary
 
 __all__ = ["FAST_DTYPES", "ENV_MIN_ELEMENTS", "DEFAULT_MIN_ELEMENTS", "min_elements", "ENV_MAX_OPS",
            "DEFAULT_MAX_OPS", "max_ops"]
@@ -239,7 +239,7 @@ def _tiny_is_identity(x: ir.Value, t: TensorType, r: ir.Value) -> ir.Value:
 def _lower_trig(which: str, xla_op, ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     t = ctx.in_types[0]
     if not _fast(ctx):
-        return lower_nary(xla_op, ctx, x)
+        return lower_complex_special(ctx, x) or lower_nary(xla_op, ctx, x)
     e = _Emitter(t.shape)
 
     def fast() -> ir.Value:

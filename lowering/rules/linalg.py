@@ -16,7 +16,7 @@ from .. import emit
 from ..context import LoweringContext
 from ..emit import convert
 from ..bridge import lower_with_jax
-from ...xla.jax_lowering import jnp, jsp_linalg
+from ...xla.jax_lowering import jnp, jsp_linalg, lax
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
@@ -145,6 +145,41 @@ def _slogdet_real(a):
             jnp.where(singular, jnp.array(-jnp.inf, a.dtype), logdet))
 
 
+def _slogdet_complex(a):
+    """numpy.linalg.slogdet of complex matrices from their LU factors, as NumPy's loop:
+    the sign is the parity times the product, in order and part by part, of each pivot
+    over its modulus (an infinite part makes the modulus inf); an exact zero pivot
+    gives (0, -inf)."""
+    lu, piv = jsp_linalg.lu_factor(a)
+    diag = jnp.diagonal(lu, axis1=-2, axis2=-1)
+    n = a.shape[-1]
+    swaps = jnp.count_nonzero(piv != jnp.arange(n, dtype=piv.dtype), axis=-1)
+    re, im = jnp.real(diag), jnp.imag(diag)
+    modulus = jnp.where(jnp.isinf(re) | jnp.isinf(im), jnp.inf, jnp.hypot(re, im))
+    sr = jnp.where(swaps % 2 == 1, -1.0, 1.0).astype(re.dtype)
+    si = jnp.zeros_like(sr)
+    for i in range(n):
+        er, ei = re[..., i] / modulus[..., i], im[..., i] / modulus[..., i]
+        sr, si = sr * er - si * ei, sr * ei + si * er
+    logdet = jnp.sum(jnp.log(modulus), axis=-1)
+    singular = jnp.any(diag == 0, axis=-1)
+    sign = lax.complex(jnp.where(singular, 0, sr), jnp.where(singular, 0, si))
+    return sign.astype(a.dtype), jnp.where(singular, jnp.array(-jnp.inf, re.dtype), logdet)
+
+
+def _det(a):
+    """numpy.linalg.det: NumPy computes it as ``sign * exp(logdet)`` from slogdet (a
+    complex sign times ``exp(logdet) + 0j`` part by part), whose NaNs and infinities
+    differ from a product of the pivots."""
+    if jnp.iscomplexobj(a):
+        sign, logdet = _slogdet_complex(a)
+        e = jnp.exp(logdet)
+        sr, si = jnp.real(sign), jnp.imag(sign)
+        return lax.complex(sr * e - si * 0, sr * 0 + si * e).astype(a.dtype)
+    sign, logdet = _slogdet_real(a)
+    return sign * jnp.exp(logdet)
+
+
 #: Op class -> (op, input types) -> the jax function computing the node's outputs;
 #: the function depends only on the op's props and the input types (the bridge's key)
 JAX_FUNCTIONS = {
@@ -159,8 +194,8 @@ JAX_FUNCTIONS = {
     Inv: lambda op, ts: jnp.linalg.inv,
     Pinv: lambda op, ts: lambda a: jnp.linalg.pinv(
         a, rtol=op.tolerance(ts[0].dtype, *ts[0].shape[-2:]), hermitian=op.hermitian),
-    Det: lambda op, ts: jnp.linalg.det,
-    Slogdet: lambda op, ts: (lambda a: tuple(jnp.linalg.slogdet(a))) if is_complex(ts[0].dtype) else _slogdet_real,
+    Det: lambda op, ts: _det,
+    Slogdet: lambda op, ts: _slogdet_complex if is_complex(ts[0].dtype) else _slogdet_real,
     Solve: lambda op, ts: jnp.vectorize(jnp.linalg.solve, signature=f"(n,n),{_rhs(op)}->{_rhs(op)}"),
     SolveTriangular: lambda op, ts: jnp.vectorize(
         lambda a, b: jsp_linalg.solve_triangular(a, b, trans=op.trans, lower=op.lower,

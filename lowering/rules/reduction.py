@@ -289,7 +289,7 @@ def _concat(rows: list[ir.Value], axis: int) -> ir.Value:
     return rows[0] if len(rows) == 1 else hlo.concatenate(rows, axis)
 
 
-def _cum_loop(x: ir.Value, t: TensorType, axis: int, kind: str) -> ir.Value:
+def _cum_loop(x: ir.Value, t: TensorType, axis: int, kind: str, seed: ir.Value | None = None) -> ir.Value:
     """The running reduction of ``x`` along ``axis`` in the order NumPy uses (so sums
     round as numpy.cumsum does): a ``stablehlo.while`` carrying the running slice
     and the output, which starts as ``x`` and is overwritten in place: iteration
@@ -297,14 +297,23 @@ def _cum_loop(x: ir.Value, t: TensorType, axis: int, kind: str) -> ir.Value:
     with ``dynamic_slice``, combines them one by one into the running slice, and
     writes the B results back with ``dynamic_update_slice``; the last ``n % B``
     slices follow the loop, unrolled. O(n) work along the axis, against the O(n^2)
-    of a reduce_window: on CPU it runs at the speed of a compiled loop over rows."""
+    of a reduce_window: on CPU it runs at the speed of a compiled loop over rows.
+    ``seed``: the running slice to start from (the identity when None)."""
+    if seed is None and kind == "mul" and is_complex(t.dtype) and t.shape[axis] > 1:
+        # NumPy's running product starts from the first slice: 1 * (inf + 2j) is
+        # inf + nan j, so the identity may not lead
+        n = t.shape[axis]
+        rest_t = TensorType(t.dtype, [n - 1 if i == axis else d for i, d in enumerate(t.shape)])
+        first = _slice_axis(x, t, axis, 0, 1)
+        rest = _cum_loop(_slice_axis(x, t, axis, 1, n), rest_t, axis, kind, seed=first)
+        return hlo.concatenate([first, rest], axis)
     n = t.shape[axis]
     combine = _combiner(kind, t.dtype)
     row_t = TensorType(t.dtype, [1 if i == axis else d for i, d in enumerate(t.shape)])
     ident = _identity(kind, t.dtype)
     if kind == "add" and (is_float(t.dtype) or is_complex(t.dtype)):
         ident = -0.0  # -0.0 + x is x for every x, signed zeros included
-    acc = constant(ident, t.dtype, row_t.shape)
+    acc = constant(ident, t.dtype, row_t.shape) if seed is None else seed
     n_iter, tail = divmod(n, _BLOCK)
     out = x
     if n_iter:
@@ -383,7 +392,8 @@ def lower_cum_op(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     if t.size:
         # max/min never take the reduce_window: XLA:CPU may lose NaN in a reduction
         # with stablehlo.maximum (see _reduce_float_extremum)
-        if kind in ("add", "mul") and t.shape[axis] <= _WINDOW_MAX:
+        # (complex products: never, the window's padding multiplies the first slice by 1)
+        if kind in ("add", "mul") and t.shape[axis] <= _WINDOW_MAX and not (kind == "mul" and is_complex(acc)):
             x = _cum_window(x, t, axis, kind)
         elif (target := _host_loop_target(ctx, t, kind)) is not None:
             x = _cum_host_loop(ctx, x, t, axis, target)

@@ -3,7 +3,9 @@
 The comparator orders NumPy's way with a total order: floats are compared with
 ``TOTALORDER`` after mapping -0.0 to 0.0 and every NaN to the positive quiet NaN
 (so NaNs sort last, as in jax's ``_sort_lt_comparator``); complex numbers compare
-lexicographically on (real, imaginary) canonicalized the same way. Descending
+lexicographically on (real, imaginary) canonicalized the same way, after a key
+that puts those with a NaN part last in NumPy's order (``R + nanj`` before
+``nan + Rj`` before ``nan + nanj``). Descending
 sorts use the reversed comparison in a stable sort, so ties keep their original
 order; indices come from an ``iota`` sorted along as a second operand.
 """
@@ -32,8 +34,16 @@ def _canonical_float(v: ir.Value, dtype: np.dtype) -> ir.Value:
 
 def _keys(v: ir.Value, dtype: np.dtype) -> list[tuple[ir.Value, np.dtype]]:
     if is_complex(dtype):
+        # NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj, each group by its
+        # non-NaN parts: a class key (2 for a NaN real part, 1 for a NaN imaginary
+        # part) before the parts
         fdt = real_dtype(dtype)
-        return [(_canonical_float(hlo.real(v), fdt), fdt), (_canonical_float(hlo.imag(v), fdt), fdt)]
+        re, im = hlo.real(v), hlo.imag(v)
+        i32 = DTYPES["int32"]
+        one, zero = constant(1, i32), constant(0, i32)
+        cls = hlo.add(hlo.select(compare(re, re, "NE", fdt), constant(2, i32), zero),
+                      hlo.select(compare(im, im, "NE", fdt), one, zero))
+        return [(cls, i32), (_canonical_float(re, fdt), fdt), (_canonical_float(im, fdt), fdt)]
     if is_float(dtype):
         return [(_canonical_float(v, dtype), dtype)]
     return [(v, dtype)]

@@ -438,3 +438,15 @@ def test_constant_operands(rng):
 def test_pinv_of_empty_matrices_keeps_the_dtype(shape, dtype):
     v = np.zeros(shape, dtype)
     check_against_numpy(m.pinv, [v], np.linalg.pinv)
+
+
+def test_pinv_of_empty_float16_needs_a_known_shape():
+    # NumPy's linalg refuses float16 but returns early on empty inputs: hlograph follows
+    # when the shape is known, and refuses with a None dim, where it can't know the input
+    # is empty (README, "NumPy semantics: the documented differences")
+    v = np.zeros((4, 1, 0), np.float16)
+    check_against_numpy(m.pinv, [v], np.linalg.pinv)
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        np.linalg.pinv(np.zeros((2, 2), np.float16))
+    with pytest.raises(TypeError, match="float16"):
+        m.pinv(hg.tensor("x", (4, 1, None), "float16"))

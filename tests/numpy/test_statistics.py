@@ -93,6 +93,37 @@ def test_nanarg_all_nan_raises(rng, name):
         hg.evaluate(g, x)
 
 
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_nanarg_complex_orders_lexicographically(rng, name, dtype, axis):
+    # NumPy fills NaNs (a NaN part) with -inf + 0j (+inf + 0j) and takes argmax (argmin)
+    parts = [1.0, 2.0, -1.0, np.inf, -np.inf, np.nan]
+    x = np.empty((3, 5), dtype)
+    x.real, x.imag = rng.choice(parts, size=(3, 5)), rng.choice([0.0, 1.0, -1.0, np.nan, np.inf], size=(3, 5))
+    x[:, 1] = [complex(2, 1), complex(2, -1), complex(-np.inf, 3)]
+    x[:, 2] = [complex(2, 3), complex(np.nan, 9), complex(-np.inf, -3)]
+    x[:, 3] = [complex(1, np.nan), complex(-1, 0), complex(5, np.nan)]
+    _all_paths(lambda v: getattr(hg, name)(v, axis=axis), x, getattr(np, name)(x, axis=axis))
+
+
+def test_nanmean_of_bfloat16_skips_nans_where_numpys_does_not():
+    # NumPy's nan* functions replace NaNs only in numpy.inexact types, which ml_dtypes'
+    # bfloat16 is not, so np.nanmean keeps them: hlograph skips them as for float16
+    # (README, "NumPy semantics: the documented differences")
+    import ml_dtypes
+
+    bf = np.dtype(ml_dtypes.bfloat16)
+    x = np.array([[1.5, np.nan, 2.5], [np.nan, np.nan, -0.5]], bf)
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(np.nanmean(x))
+        for fn, kw in (("nanmean", {}), ("nansum", {}), ("nanmean", {"axis": 1}), ("nanvar", {"axis": 0})):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = getattr(np, fn)(x.astype(np.float32), **kw).astype(bf)
+            _all_paths(lambda v: getattr(hg, fn)(v, **kw), x, want)
+
+
 @pytest.mark.parametrize("name", ["nancumsum", "nancumprod"])
 @pytest.mark.parametrize("dtype,axis", [("float32", None), ("float64", -2), ("int32", 1), ("bool", 0)])
 def test_nancum(rng, name, dtype, axis):

@@ -507,13 +507,27 @@ def _special_complex(dtype):
 
 @pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("op", ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-                                "exp", "log", "log2", "log10", "log1p"])
+                                "exp", "exp2", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan",
+                                "sinh", "cosh", "tanh", "reciprocal", "sign"])
 def test_complex_special_values(op, dtype):
     # infinite parts win over NaN, signed zeros pick the side of a branch cut
     # (arcsin(2.5 - 0j) = conj(arcsin(2.5 + 0j))), NaN parts give C99's values
     z = _special_complex(dtype)
     with np.errstate(all="ignore"):
         _numpy_paths(getattr(hg, op), [z], getattr(np, op)(z))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_sqrt_keeps_the_sign_of_a_zero_imaginary_part(dtype):
+    # csqrt(conj z) = conj csqrt(z): sqrt(-4 - 0j) is -2j (XLA's sqrt ignores the -0.0)
+    z = np.array([complex(-4, -0.0), complex(-4, 0.0), complex(9, -0.0), complex(-0.0, -0.0)], dtype)
+    want = np.sqrt(z)
+    assert want[0] == -2j
+    x = hg.tensor("x", z.shape, dtype)
+    g = hg.Graph([x], [hg.sqrt(x)])
+    for (got,) in (hg.compile(g, pipeline="O0")(z), hg.compile(g)(z), hg.evaluate(g, z)):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -549,6 +563,24 @@ def test_complex_divide_special_values(dtype):
     x, y = (a.ravel() for a in np.meshgrid(z, z))
     with np.errstate(all="ignore"):
         _numpy_paths(hg.divide, [x, y], np.divide(x, y))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_power_wraps_as_numpy(dtype, rng):
+    # NumPy squares in the type, wrapping: int16 (-3) ** 200 is -20319 (XLA's integer
+    # power squares six times only, so exponents from 64 on were wrong)
+    info = np.iinfo(dtype)
+    base = rng.integers(max(info.min, -7), min(info.max, 8), size=64).astype(dtype)
+    base[:4] = [info.min, info.max, 0, 1]
+    top = min(int(info.max), 1000)
+    exponent = rng.integers(0, top, size=64).astype(dtype)
+    exponent[:8] = [3, 2, 5, 7, 63, 64, min(200, top), top]
+    with np.errstate(all="ignore"):
+        _numpy_paths(hg.power, [base, exponent], np.power(base, exponent))
+        k = 200 if info.max >= 200 else 100
+        _numpy_paths(lambda b: hg.power(b, k), [base], np.power(base, np.dtype(dtype).type(k)))
+    if dtype == "int16":
+        assert np.power(np.int16(-3), np.int16(200)) == -20319
 
 
 @pytest.mark.parametrize("dtype", INTS)

@@ -762,6 +762,61 @@ def test_slogdet_sign_of_nan_matrices_is_numpys(dtype):
             assert_same(l, logdet)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_det_of_non_finite_matrices_is_numpys(dtype, rng):
+    # NumPy's det is sign * exp(logdet) from slogdet's loop (complex: the sign times
+    # exp(logdet) + 0j part by part), whose NaNs and infinities differ from a product
+    # of the pivots: [[inf + 4.33j, ...]] gives nan + nan j, not inf + inf j
+    from hlograph.testing.fuzz import compare, values_for
+
+    mats = [np.array([[-0.28 - 3.47j, -0.64 - 0.98j], [np.inf + 4.33j, 1.42 - 2.48j]]),
+            np.array([[-0.33, -2.77, -1.0], [4.97, np.inf, -2.09], [-0.54, -3.11, -0.76]]),
+            np.array([[np.nan, 1.0], [2.0, -3.0]]), np.zeros((3, 3)), np.eye(2)]
+    mats = [m.astype(dtype) for m in mats if np.dtype(dtype).kind == "c" or not np.iscomplexobj(m)]
+    mats += [values_for(rng, (n, n), np.dtype(dtype)) for n in (1, 2, 3, 3, 3, 4)]
+    for m in mats:
+        graph = hg.Graph([x := hg.tensor("x", m.shape, dtype)], [hg.det(x), *hg.slogdet(x)])
+        with np.errstate(all="ignore"):
+            want = [np.linalg.det(m), *np.linalg.slogdet(m)]
+        for where, got in zip(("evaluate", "O0", "O2"), _on_every_path(graph, [m])):
+            for g, w in zip(got, want):
+                msg = compare(np.asarray(g), np.asarray(w))
+                assert msg is None, f"{where} {m!r}: {msg}"
+
+
+def test_complex_matmul_with_non_finite_parts_depends_on_numpys_path():
+    # NumPy's complex matmul sums the parts of the products in the order its BLAS call
+    # for that shape takes (gemv for one row, gemm for two), so the same row of the same
+    # values gives nan - inf j alone and nan + nan j beside another row (the definition,
+    # the sum of the complex products, is inf - inf j); hlograph gives one of these
+    # there, and NumPy's values on finite operands (README, "NumPy semantics: the
+    # documented differences")
+    a = np.array([[-np.inf - 1.79j, -1.1 + 0.11j]])
+    b = np.array([[-2.72 + 2.16j], [0.14 + 0.82j]])
+
+    def pattern(z):
+        return (np.isnan(z.real), np.isnan(z.imag), np.isinf(z.real), np.isinf(z.imag))
+
+    with np.errstate(all="ignore"):
+        one_row = np.matmul(a, b)[0, 0]
+        two_rows = np.matmul(np.vstack([a, a]), b)[0, 0]
+        definition = a[0, 0] * b[0, 0] + a[0, 1] * b[1, 0]
+    assert pattern(one_row) != pattern(two_rows)
+    assert pattern(definition) not in (pattern(one_row), pattern(two_rows))
+    for rows in (a, np.vstack([a, a])):
+        graph = hg.Graph([x := hg.tensor("a", rows.shape, "complex128"),
+                          y := hg.tensor("b", b.shape, "complex128")], [hg.matmul(x, y)])
+        with np.errstate(all="ignore"):
+            for (got,) in _on_every_path(graph, [rows, b]):
+                assert pattern(got[0, 0]) in (pattern(one_row), pattern(two_rows), pattern(definition))
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4)), rng.normal(size=(4, 2)) - 2j
+    graph = hg.Graph([x := hg.tensor("a", a.shape, "complex128"), y := hg.tensor("b", b.shape, "complex128")],
+                     [hg.matmul(x, y)])
+    for (got,) in _on_every_path(graph, [a, b]):
+        np.testing.assert_allclose(got, a @ b, rtol=1e-12)
+
+
 @pytest.mark.parametrize("shape", [(3, 4, 0), (3, 0, 4), (0, 0)])
 @pytest.mark.parametrize("ord", [2, "nuc", 1, np.inf, -np.inf, -1, "fro"])
 def test_matrix_norm_of_empty_matrices(shape, ord):

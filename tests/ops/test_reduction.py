@@ -317,6 +317,28 @@ def test_cumulative_integers_wrap_as_numpy(name, dtype, rng):
     _check(lambda x: getattr(hg, name)(x, axis=0), values.shape, dtype, values)
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 13, 20])
+def test_complex_cumprod_starts_from_the_first_element(dtype, n, rng):
+    # NumPy's running product starts from the first element: 1 * (inf + 2j) would be
+    # inf + nan j, and its NaN would spread along the axis
+    from hlograph.testing.fuzz import compare
+
+    z = (rng.normal(size=(3, n)) + 1j * rng.normal(size=(3, n))).astype(dtype)
+    z[0, 0], z[1, 0] = complex(np.inf, 1.5), complex(np.nan, -0.5)
+    z[2, n - 1] = complex(2, np.inf)
+    for axis in (0, 1, -1):
+        x = hg.tensor("x", (None, None), dtype)
+        g = hg.Graph([x], [hg.cumprod(x, axis=axis), hg.cumulative_prod(x, axis=axis, include_initial=True)])
+        with np.errstate(all="ignore"):
+            want = [np.cumprod(z, axis=axis), np.cumulative_prod(z, axis=axis, include_initial=True)]
+        for where, got in (("evaluate", hg.evaluate(g, z)), ("O0", hg.compile(g, pipeline="O0")(z)),
+                           ("O2", hg.compile(g)(z))):
+            for gv, wv in zip(got, want):
+                msg = compare(gv, wv)
+                assert msg is None, f"{where}, axis {axis}: {msg}"
+
+
 def test_cumsum_0d_flattens_to_1d():
     x = hg.scalar("x", "int16")
     y = hg.cumsum(x)

@@ -72,6 +72,26 @@ def test_sort_complex_nan_order_matches_numpy():
     np.testing.assert_array_equal(out, np.sort(vals))
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_sort_complex_nan_parts_go_last_in_numpys_order(dtype, rng):
+    # R + Rj, then R + nanj (by the real part), nan + Rj (by the imaginary part), nan + nanj:
+    # 2 + 0j comes before 1 + nanj, whatever the real parts
+    parts = np.array([2.0, 1.0, -1.0, 0.0, -0.0, np.inf, -np.inf, np.nan])
+    vals = np.empty((4, 9), dtype)
+    vals.real, vals.imag = rng.choice(parts, size=(4, 9)), rng.choice(parts, size=(4, 9))
+    pair = np.array([complex(1, np.nan), 2 + 0j], dtype)
+    vals[0, :2] = pair
+    np.testing.assert_array_equal(np.sort(pair), pair[::-1])
+    x = hg.tensor("x", (None, None), dtype)
+    g = hg.Graph([x], [hg.sort(x, axis=-1), hg.sort(x, axis=0), hg.argsort(x, axis=-1, stable=True),
+                       hg.argsort(x, axis=None, stable=True)])
+    want = [np.sort(vals, axis=-1), np.sort(vals, axis=0), np.argsort(vals, axis=-1, stable=True),
+            np.argsort(vals, axis=None, stable=True)]
+    for got in (hg.compile(g, pipeline="O0")(vals), hg.compile(g)(vals), hg.evaluate(g, vals)):
+        for r, e in zip(got, want):
+            np.testing.assert_array_equal(r, e)
+
+
 def test_argsort_descending_keeps_ties_in_order(rng):
     vals = rng.integers(0, 3, size=20).astype(np.int32)
     x = hg.tensor("x", vals.shape, "int32")
