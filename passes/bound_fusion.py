@@ -38,7 +38,8 @@ class BoundFusionPass(ModulePass):
 
     Not in the named pipelines: XLA:CPU (jaxlib 0.10.2) removes barriers
     before it fuses, so there the pass changes neither the executable nor the
-    compile time (``bench/lowering_scaling.py --compile``).
+    compile time (``bench/lowering_scaling.py --compile``). ``hlograph-cut-fusion``
+    cuts chains with a custom call XLA:CPU keeps.
 
     Options:
         every: elementwise ops between two barriers.

@@ -38,6 +38,8 @@ _BUILTIN: dict[str, str] = {
     "hlograph-inline-calls": "inline_calls:InlineCallsPass",
     "hlograph-simplify": "simplify:SimplifyPass",
     "hlograph-bound-fusion": "bound_fusion:BoundFusionPass",
+    "hlograph-cut-fusion": "cut_fusion:CutFusionPass",
+    "hlograph-roll-loops": "roll_loops:RollLoopsPass",
     "hlograph-fold-reductions": "fold_reductions:FoldReductionsPass",
     "hlograph-simplify-power": "simplify_power:SimplifyPowerPass",
     "hlograph-order-operands": "order_operands:OrderOperandsPass",

@@ -5,18 +5,18 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from ..frontend.types import TensorType
-from ..xla import log, mlir, pjrt
+from ..xla import ffi, log, mlir, pjrt
 from ..xla.pjrt import DeviceArray
 from . import devices
 from .cache import compile_cached
 
-__all__ = ["get_client", "compile_bytecode", "module_compile_options", "Executable", "clear_cache",
-           "cache_size"]
+__all__ = ["get_client", "compile_bytecode", "module_compile_options", "CompilePlan", "compile_plan",
+           "Executable", "clear_cache", "cache_size"]
 
 _lock = threading.RLock()
 _CACHE_CAPACITY = 512
@@ -50,8 +50,10 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
             log.CACHE.info("in-memory hit %s for %s", program.hex(), device)
             return exe, device
     log.CACHE.debug("in-memory miss %s for %s", program.hex(), device)
-    exe = compile_cached(client, bytecode, [device], module_compile_options(client, bytecode, device, dots),
-                         fingerprint)
+    plan = compile_plan(client, bytecode, device, dots)
+    if plan.changed and fingerprint is not None:  # the executable's key covers the changes
+        fingerprint = hashlib.sha256(_PLAN_KEY + fingerprint).digest()
+    exe = compile_cached(client, plan.bytecode, [device], plan.options, fingerprint)
     with _lock:
         _cache[key] = exe
         while len(_cache) > _CACHE_CAPACITY:
@@ -59,21 +61,103 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
     return exe, device
 
 
-def module_compile_options(client, bytecode: bytes, device, dots=None):
-    """The PJRT compile options for one module on ``device``: on XLA:CPU, whether
-    dots go to YNNPACK fusions depends on the module's matrix products
-    (``pjrt.ynn_fusion_wanted``), and whether its fusions go through XLA's MLIR
-    fusion emitters on its size (``pjrt.fusion_emitters_wanted``). The choices
-    are part of the options, so of the executable's cache key; they are a
+#: what the on-disk key of an executable compiled from a module ``compile_plan``
+#: changed adds to the module's fingerprint (the changes are a function of the
+#: module and of this)
+_PLAN_KEY = (f"hlograph-roll-loops{{min-ops={pjrt.LOOP_ROLL_MIN_OPS} body-ops={pjrt.LOOP_ROLL_BODY_OPS}}},"
+             f"hlograph-cut-fusion{{max-depth={pjrt.FUSION_CUT_DEPTH}}}\0").encode()
+
+
+class CompilePlan(NamedTuple):
+    """What PJRT compiles for one module: ``bytecode`` (the module's own, or, when
+    ``changed``, with runs of repeated ops rolled into ``loops`` loops and ``cuts``
+    identity custom calls cutting deep chains) and the compile ``options``."""
+
+    bytecode: bytes
+    options: Any
+    loops: int = 0
+    cuts: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.loops or self.cuts)
+
+
+def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
+    """The bytecode and PJRT compile options for one module on ``device``.
+
+    On XLA:CPU, whether dots go to YNNPACK fusions depends on the module's matrix
+    products (``pjrt.ynn_fusion_wanted``), and whether its fusions go through
+    XLA's MLIR fusion emitters on its size (``pjrt.fusion_emitters_for``). A
+    module's runs of at least ``pjrt.LOOP_ROLL_MIN_OPS`` repeated ops are rolled
+    into loops first (``passes.roll_loops``: XLA compiles a loop's body once),
+    and a module the size policy would hand the elemental IR emitter but
+    for chains too deep for it (``pjrt.fusion_cuts_wanted``) has them cut at
+    ``pjrt.FUSION_CUT_DEPTH`` (``passes.cut_fusion``). Results keep every bit.
+    Small modules are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS`` set to on
+    or off decides the emitters for every module, which compiles as it is.
+    The choices are part of the options, so of the executable's cache key
+    (``compile_bytecode`` marks a changed module's key too); they are a
     function of the program, so the in-memory key (the program's fingerprint)
-    needs nothing more. ``dots``: the module's
-    matrix products if known (default: read from ``bytecode``)."""
+    needs nothing more. ``dots``: the module's matrix products if known
+    (default: read from ``bytecode``)."""
     if client.platform != "cpu":
-        return pjrt.compile_options(device)
-    if dots is None:
-        dots = mlir.bytecode_dot_shapes(bytecode)
-    return pjrt.compile_options(device, ynn_fusion=pjrt.ynn_fusion_wanted(dots),
-                                fusion_emitters=pjrt.fusion_emitters_wanted(bytecode))
+        return CompilePlan(bytecode, pjrt.compile_options(device))
+    forced = pjrt.fusion_emitters_setting()
+    loops = cuts = 0
+    if forced is not None or pjrt.small_for_fusion_policy(bytecode):
+        emitters = True if forced is None else forced
+        if dots is None:
+            dots = mlir.bytecode_dot_shapes(bytecode)
+    else:
+        with mlir.make_context() as ctx:
+            module = mlir.ir.Module.parse(bytes(bytecode), ctx)
+            if dots is None:
+                dots = mlir.dot_shapes(module) if _may_have_dots(bytecode) else []
+            changeable = ffi.fusion_cut_available(client.platform)
+            if changeable:
+                from ..passes.roll_loops import roll_loops
+
+                with log.timed(log.COMPILE, "looked for runs of repeated ops (%d bytes)", len(bytecode)):
+                    rolled = roll_loops(module, pjrt.LOOP_ROLL_MIN_OPS, pjrt.LOOP_ROLL_BODY_OPS)
+                loops = len(rolled)
+                if loops:
+                    log.COMPILE.info("rolled %s into loops", ", ".join(
+                        f"{r.repetitions} x {r.period} ops ({r.trips} x {r.per_iteration})" for r in rolled))
+            size = pjrt.module_size(module)
+            if loops:
+                # the emitters are chosen for the ops the module runs, which its loops
+                # hold once (the elemental IR emitter compiles a 10k-op chain on
+                # float32[8], rolled, in half the time, and it runs as fast)
+                size = size._replace(ops=size.ops + sum(
+                    (r.trips - 1) * r.per_iteration * r.period for r in rolled))
+            if changeable and pjrt.fusion_cuts_wanted(size):
+                from ..passes.cut_fusion import cut_fusion
+
+                with log.timed(log.COMPILE, "cut the chains of %d ops deeper than %d", size.ops,
+                               pjrt.FUSION_CUT_DEPTH):
+                    result = cut_fusion(module, pjrt.FUSION_CUT_DEPTH)
+                if result.cuts:
+                    cuts = result.cuts
+                    size = size._replace(ops=size.ops + result.cuts, depth=result.depth)
+                    log.COMPILE.info("%d cuts: chains at most %d deep", cuts, size.depth)
+            if loops or cuts:
+                bytecode = mlir.module_to_bytecode(module)
+            emitters = pjrt.fusion_emitters_for(size)
+    options = pjrt.compile_options(device, ynn_fusion=pjrt.ynn_fusion_wanted(dots),
+                                   fusion_emitters=emitters)
+    return CompilePlan(bytecode, options, loops, cuts)
+
+
+def _may_have_dots(bytecode: bytes) -> bool:
+    data = bytes(bytecode)
+    return b"dot" in data or b"convolution" in data
+
+
+def module_compile_options(client, bytecode: bytes, device, dots=None):
+    """The PJRT compile options for one module on ``device`` (``compile_plan``'s,
+    for the bytecode it plans, which may be cut)."""
+    return compile_plan(client, bytecode, device, dots).options
 
 
 def clear_cache() -> None:

@@ -28,7 +28,9 @@ __all__ = [
     "module_cost_analysis", "ynn_fusion_wanted", "YNN_FUSION_MAX_DOTS",
     "YNN_FUSION_MAX_WORK", "YNN_FUSION_MIN_CHAIN_WORK", "fusion_emitters_wanted",
     "FUSION_EMITTERS_MAX_OPS", "FUSION_EMITTERS_MAX_ELEMENTS", "FUSION_EMITTERS_MAX_DEPTH", "FUSION_EMITTERS_ENV", "ModuleSize",
-    "module_size",
+    "module_size", "FUSION_BOUNDARIES", "FUSION_CUT_DEPTH", "fusion_emitters_setting", "small_for_fusion_policy",
+    "fusion_emitters_for", "fusion_cuts_wanted", "CONTRACTION_SAFE_OPS", "contraction_safe", "excess_precision",
+    "LOOP_ROLL_MIN_OPS", "LOOP_ROLL_BODY_OPS",
 ]
 
 xc = _xc
@@ -137,11 +139,125 @@ _ENV_SETTINGS = {"": None, "auto": None, "on": True, "1": True, "off": False, "0
 _MIN_BYTES_PER_OP = 4
 
 #: ops that XLA:CPU fuses no elementwise op through: a chain of fused ops ends there
-_FUSION_BOUNDARIES = frozenset("stablehlo." + name for name in (
+#: (every custom call included: ``ffi.fusion_cut`` is one)
+FUSION_BOUNDARIES = frozenset("stablehlo." + name for name in (
     "dot_general", "dot", "convolution", "custom_call", "while", "if", "case", "sort", "fft",
     "triangular_solve", "cholesky", "rng_bit_generator", "all_reduce", "all_gather", "all_to_all",
     "reduce_scatter", "collective_permute", "infeed", "outfeed", "send", "recv",
 ))
+_FUSION_BOUNDARIES = FUSION_BOUNDARIES
+
+#: a module compiled on XLA:CPU has its runs of repeated ops of at least this
+#: many ops rolled into loops (``passes.roll_loops``, applied by
+#: ``runtime.compile_plan``): XLA's compile time grows with every op it sees
+#: (HLO passes and code generation alike) and a loop's body compiles once; an
+#: iteration costs less than the code a flat chain of ten thousand ops runs
+#: through (a 10k-op sin/cos/add chain on float32[8]: 2.4 s to compile, 0.56 ms
+#: per call; rolled, 100 ops an iteration: 0.14 s, 0.43 ms)
+LOOP_ROLL_MIN_OPS = 500
+
+#: ... each iteration running about this many ops (whole repetitions; bodies
+#: of 30-1000 ops measured the same to compile, and ran faster the smaller)
+LOOP_ROLL_BODY_OPS = 100
+
+
+#: ops whose result XLA:CPU's code does not end with a multiplication. XLA lets
+#: LLVM contract a multiply and the add or subtract that uses it into one fused
+#: multiply-add (FMA) inside a kernel ("Always allow FMA fusion"), when the
+#: multiply has no other use there: a value of a multiply that crosses a fusion
+#: boundary (its kernel's result, its users' argument) is rounded where it was
+#: not, and bits change. These ops' results can cross one unchanged
+CONTRACTION_SAFE_OPS = frozenset("stablehlo." + name for name in (
+    "add", "subtract", "maximum", "minimum", "clamp", "select", "abs", "compare", "constant",
+    "iota", "floor", "ceil", "round_nearest_even", "round_nearest_afz", "sign",
+))
+
+#: ops that move or re-type their operand's elements (a multiply folds through
+#: them into an FMA): their result is safe when their operand is
+_CONTRACTION_TRANSPARENT_OPS = frozenset("stablehlo." + name for name in (
+    "reshape", "broadcast_in_dim", "transpose", "slice", "reverse", "negate", "convert",
+))
+
+
+def contraction_safe(value) -> bool:
+    """Whether ``value`` (an MLIR value) can go from one XLA:CPU kernel to another
+    without changing a bit of what its users compute, as far as FMA contraction
+    goes (``CONTRACTION_SAFE_OPS``): not a floating-point or complex value, a block
+    argument, a fusion boundary's result, or a result of a safe op (through ops
+    that move elements: ``_CONTRACTION_TRANSPARENT_OPS``)."""
+    from . import mlir
+
+    ir = mlir.ir
+    for _ in range(16):
+        t = value.type
+        if isinstance(t, ir.ShapedType) and not isinstance(t.element_type, (ir.FloatType, ir.ComplexType)):
+            return True
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return True
+        name = owner.operation.name
+        if name in CONTRACTION_SAFE_OPS or name in FUSION_BOUNDARIES:
+            return True
+        if name not in _CONTRACTION_TRANSPARENT_OPS:
+            return False
+        value = owner.operation.operands[0]
+    return False
+
+
+def _float_width(t) -> int:
+    """The bits of a (complex) floating-point element type, 0 for other types."""
+    from . import mlir
+
+    ir = mlir.ir
+    if isinstance(t, ir.ShapedType):
+        t = t.element_type
+    if isinstance(t, ir.ComplexType):
+        t = t.element_type
+    return t.width if isinstance(t, ir.FloatType) else 0
+
+
+def excess_precision(op) -> bool:
+    """Whether XLA:CPU may compute some values under ``op`` (a module or any op)
+    in more precision than their types have, so that where its kernels begin and
+    end changes bits: with ``xla_allow_excess_precision`` (on by default) it
+    drops the rounding of a convert to a narrower floating-point type and
+    computes what a kernel does with the value in the wider type, and it
+    computes 16- and 8-bit floats in float32 inside a kernel. Passes that move
+    kernel boundaries leave such modules alone."""
+    from . import mlir
+
+    ir = mlir.ir
+    widths: dict = {}
+    found = False
+
+    def width(value) -> int:
+        t = value.type
+        w = widths.get(t)
+        if w is None:
+            w = widths[t] = _float_width(t)
+        return w
+
+    def visit(o):
+        nonlocal found
+        o = o.operation
+        for r in o.results:
+            if 0 < width(r) < 32:
+                found = True
+        if o.name == "stablehlo.convert" and 0 < width(o.results[0]) < width(o.operands[0]):
+            found = True
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    op = op.operation
+    op.walk(visit)
+    return found
+
+
+#: chains deeper than ``FUSION_EMITTERS_MAX_DEPTH`` in a module the size policy
+#: would otherwise hand the elemental IR emitter are cut this deep
+#: (``passes.cut_fusion``, applied by ``runtime.compile_plan``): XLA:CPU then
+#: compiles them with its elemental IR emitter too, each cut costing one
+#: custom-call thunk that does nothing per call
+FUSION_CUT_DEPTH = 1000
 
 
 class ModuleSize(NamedTuple):
@@ -157,24 +273,44 @@ class ModuleSize(NamedTuple):
     elements: int
 
 
-def module_size(bytecode: bytes) -> ModuleSize:
-    """The ``ModuleSize`` of a StableHLO module given as bytecode (or text)."""
+def module_size(module) -> ModuleSize:
+    """The ``ModuleSize`` of a StableHLO module given as bytecode (or text), or
+    of an ``ir.Module`` (read, not changed)."""
     from . import mlir
 
     ir = mlir.ir
+    if isinstance(module, ir.Module):
+        return _module_size(module, ir)
+    with mlir.make_context() as ctx:
+        return _module_size(ir.Module.parse(bytes(module), ctx), ir)
+
+
+def _module_size(module, ir) -> ModuleSize:
     ops = 0
     elements = 0
     callee_depth: dict[str, int] = {}
     funcs: dict[str, "ir.Operation"] = {}
+    type_elements: dict = {}  # type -> its elements (or -1: not a ranked tensor)
+    boundaries = FUSION_BOUNDARIES
+    ranked = ir.RankedTensorType
 
     def count_elements(values) -> None:
         nonlocal elements
         for value in values:
             t = value.type
-            if isinstance(t, ir.RankedTensorType):
-                elements = max(elements, int(np.prod(t.shape)) if t.has_static_shape else 2 ** 62)
+            n = type_elements.get(t)
+            if n is None:
+                if isinstance(t, ranked):
+                    n = int(np.prod(t.shape)) if t.has_static_shape else 2 ** 62
+                else:
+                    n = -1
+                type_elements[t] = n
+            if n > elements:
+                elements = n
 
     def block_depth(block) -> int:
+        # the depth of a block's values keyed by value: operands from enclosing
+        # blocks (parameters of XLA's computation) and block arguments count 0
         nonlocal ops
         depth: dict = {}
         deepest = 0
@@ -182,20 +318,30 @@ def module_size(bytecode: bytes) -> ModuleSize:
         for op in block.operations:
             op = op.operation
             ops += 1
-            count_elements(op.results)
-            inner = 0
-            for region in op.regions:
-                for b in region.blocks:
-                    inner = max(inner, block_depth(b))
-            if op.name in _FUSION_BOUNDARIES:
-                d = 0
-            else:
-                d = max((depth.get(v.owner.operation, 0) for v in op.operands
-                         if not isinstance(v.owner, ir.Block)), default=0) + 1
-                if op.name == "func.call":
-                    d += function_depth(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
-            depth[op] = d
-            deepest = max(deepest, d, inner)
+            results = op.results
+            count_elements(results)
+            regions = op.regions
+            if len(regions):  # (iterating an empty sequence costs more than asking its length)
+                for region in regions:
+                    for b in region.blocks:
+                        inner = block_depth(b)
+                        if inner > deepest:
+                            deepest = inner
+            name = op.name
+            if name in boundaries:
+                continue  # its results: depth 0
+            d = 0
+            for v in op.operands:
+                x = depth.get(v, 0)
+                if x > d:
+                    d = x
+            d += 1
+            if name == "func.call":
+                d += function_depth(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+            for r in results:
+                depth[r] = d
+            if d > deepest:
+                deepest = d
         return deepest
 
     def function_depth(name: str) -> int:
@@ -206,34 +352,23 @@ def module_size(bytecode: bytes) -> ModuleSize:
                 (block_depth(b) for r in func.regions for b in r.blocks), default=0)
         return callee_depth[name]
 
-    with mlir.make_context() as ctx:
-        module = ir.Module.parse(bytes(bytecode), ctx)
-        for op in module.body.operations:
-            if "sym_name" in op.operation.attributes:
-                funcs[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op.operation
-        depth = 0
-        for op in module.body.operations:
-            ops += 1
-            depth = max(depth, function_depth(ir.StringAttr(op.operation.attributes["sym_name"]).value)
-                        if op.operation.name == "func.func" else 0)
+    for op in module.body.operations:
+        if "sym_name" in op.operation.attributes:
+            funcs[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op.operation
+    depth = 0
+    for op in module.body.operations:
+        ops += 1
+        depth = max(depth, function_depth(ir.StringAttr(op.operation.attributes["sym_name"]).value)
+                    if op.operation.name == "func.func" else 0)
     return ModuleSize(ops, depth, elements)
 
 
-def fusion_emitters_wanted(bytecode: bytes) -> bool:
-    """Whether XLA:CPU should emit a module's fusions with its MLIR fusion
-    emitters (its default), decided from the module's bytecode.
-
-    They are turned off (the elemental IR emitter compiles the fusions) only for
-    a module of more than ``FUSION_EMITTERS_MAX_OPS`` ops whose values have at
-    most ``FUSION_EMITTERS_MAX_ELEMENTS`` elements and whose fused chains are
-    at most ``FUSION_EMITTERS_MAX_DEPTH`` deep (``ModuleSize``,
-    ``module_size``). Small modules compile exactly as XLA's defaults have
-    them (and are not parsed when their bytecode is short enough to tell). ``$HLOGRAPH_XLA_FUSION_EMITTERS``
-    (``FUSION_EMITTERS_ENV``) overrides the choice for every module.
+def fusion_emitters_setting() -> bool | None:
+    """``$HLOGRAPH_XLA_FUSION_EMITTERS`` (``FUSION_EMITTERS_ENV``): True (``on``,
+    ``1``), False (``off``, ``0``) or None (``auto``, unset).
 
     Raises:
-        ValueError: the environment variable has a value other than auto, on,
-            off, 1 or 0.
+        ValueError: any other value.
     """
     import os
 
@@ -241,14 +376,52 @@ def fusion_emitters_wanted(bytecode: bytes) -> bool:
     if setting not in _ENV_SETTINGS:
         raise ValueError(f"{FUSION_EMITTERS_ENV}={os.environ[FUSION_EMITTERS_ENV]!r}: "
                          "expected auto, on, off, 1 or 0")
-    forced = _ENV_SETTINGS[setting]
-    if forced is not None:
-        return forced
-    if len(bytecode) <= FUSION_EMITTERS_MAX_OPS * _MIN_BYTES_PER_OP:
-        return True
-    size = module_size(bytecode)
+    return _ENV_SETTINGS[setting]
+
+
+def small_for_fusion_policy(bytecode: bytes) -> bool:
+    """Whether ``bytecode`` is too short to hold more than ``FUSION_EMITTERS_MAX_OPS``
+    ops (so that the size policy keeps XLA's defaults without parsing it)."""
+    return len(bytecode) <= FUSION_EMITTERS_MAX_OPS * _MIN_BYTES_PER_OP
+
+
+def fusion_emitters_for(size: ModuleSize) -> bool:
+    """The size policy of ``fusion_emitters_wanted`` for a module of ``size``."""
     return (size.ops <= FUSION_EMITTERS_MAX_OPS or size.elements > FUSION_EMITTERS_MAX_ELEMENTS
             or size.depth > FUSION_EMITTERS_MAX_DEPTH)
+
+
+def fusion_cuts_wanted(size: ModuleSize) -> bool:
+    """Whether a module of ``size`` keeps XLA's fusion emitters only because a chain
+    is too deep for the elemental IR emitter: cut at ``FUSION_CUT_DEPTH``, it
+    would not."""
+    return (size.ops > FUSION_EMITTERS_MAX_OPS and size.elements <= FUSION_EMITTERS_MAX_ELEMENTS
+            and size.depth > FUSION_EMITTERS_MAX_DEPTH)
+
+
+def fusion_emitters_wanted(bytecode: bytes) -> bool:
+    """Whether XLA:CPU should emit a module's fusions with its MLIR fusion
+    emitters (its default), decided from the module's bytecode as it is (no cuts:
+    ``runtime.compile_plan`` cuts chains too deep first, see ``fusion_cuts_wanted``).
+
+    They are turned off (the elemental IR emitter compiles the fusions) only for
+    a module of more than ``FUSION_EMITTERS_MAX_OPS`` ops whose values have at
+    most ``FUSION_EMITTERS_MAX_ELEMENTS`` elements and whose fused chains are
+    at most ``FUSION_EMITTERS_MAX_DEPTH`` deep (``ModuleSize``,
+    ``module_size``, ``fusion_emitters_for``). Small modules compile exactly as XLA's defaults have
+    them (and are not parsed when their bytecode is short enough to tell). ``$HLOGRAPH_XLA_FUSION_EMITTERS``
+    (``FUSION_EMITTERS_ENV``) overrides the choice for every module.
+
+    Raises:
+        ValueError: the environment variable has a value other than auto, on,
+            off, 1 or 0.
+    """
+    forced = fusion_emitters_setting()
+    if forced is not None:
+        return forced
+    if small_for_fusion_policy(bytecode):
+        return True
+    return fusion_emitters_for(module_size(bytecode))
 
 
 def compile_and_load(client, bytecode: bytes, devices, options):

@@ -338,12 +338,28 @@ def test_fusion_emitters_option_and_its_cache_key():
     assert len(prints) == 4
 
 
+def _random_chain(n: int, shape: str = "8xf32", seed: int = 0) -> str:
+    """A module of n + 2 ops: a chain of sine, cosine, tanh, add, subtract and
+    multiply (by %y) drawn at random, so that no run of it repeats."""
+    t = f"tensor<{shape}>"
+    rng = np.random.default_rng(seed)
+    lines = [f"func.func public @main(%x: {t}, %y: {t}) -> {t} {{"]
+    v = "%x"
+    ops = ("stablehlo.sine {v}", "stablehlo.cosine {v}", "stablehlo.tanh {v}", "stablehlo.add {v}, %y",
+           "stablehlo.subtract {v}, %y", "stablehlo.multiply {v}, %y")
+    for i in range(n):
+        lines.append(f"  %v{i} = {ops[int(rng.integers(0, len(ops)))].format(v=v)} : {t}")
+        v = f"%v{i}"
+    lines += [f"  return {v} : {t}", "}"]
+    return "\n".join(lines)
+
+
 def test_module_options_for_a_small_module_and_for_a_big_one(monkeypatch):
     monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
     client = executables.get_client("cpu")
     device = client.local_devices()[0]
     small = executables.module_compile_options(client, _bytecode(_elementwise_chain(30)), device)
-    big = executables.module_compile_options(client, _bytecode(_elementwise_chain(1500)), device)
+    big = executables.module_compile_options(client, _bytecode(_random_chain(1500)), device)
     assert _EMITTERS not in small.env_option_overrides
     assert _EMITTERS in big.env_option_overrides
     # a small module's options are XLA's defaults: unchanged by the size policy
@@ -434,3 +450,170 @@ def test_the_deepest_chain_allowed_compiles_without_fusion_emitters(monkeypatch)
     with np.errstate(invalid="ignore", over="ignore"):
         expected = _deep_chain(a, b, n, np)
     np.testing.assert_allclose(np.asarray(fn(a, b)), expected, rtol=1e-4, atol=1e-5)
+
+
+# --- runtime.compile_plan: loops rolled and chains cut before XLA:CPU compiles -------
+
+_CUT = ('%c = stablehlo.custom_call @dce_sink({v}) {{api_version = 4 : i32, backend_config = {{}}, '
+        'output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], '
+        'operand_index = 0, operand_tuple_indices = []>]}} : ({t}) -> {t}')
+
+
+def test_depth_starts_again_after_a_fusion_cut():
+    """The identity custom call of hlograph-cut-fusion is a fusion boundary to the
+    depth the policy reads, as XLA:CPU fuses nothing across it."""
+    t = "tensor<8xf32>"
+    lines = [f"func.func public @main(%x: {t}, %y: {t}) -> {t} {{"]
+    v = "%x"
+    for i in range(40):
+        lines.append(f"  %v{i} = stablehlo.add {v}, %y : {t}")
+        v = f"%v{i}"
+        if i == 19:
+            lines.append("  " + _CUT.format(v=v, t=t))
+            v = "%c"
+    lines += [f"  return {v} : {t}", "}"]
+    assert pjrt.module_size(_bytecode(_elementwise_chain(40))).depth == 41
+    assert pjrt.module_size(_bytecode("\n".join(lines))).depth == 21  # 20 after the cut and the return
+    assert "stablehlo.custom_call" in pjrt.FUSION_BOUNDARIES
+
+
+def test_module_size_of_a_module_and_of_its_bytecode():
+    text = _chain(8, 5)
+    with mlir.make_context() as ctx:
+        module = mlir.ir.Module.parse(text, ctx)
+        assert pjrt.module_size(module) == pjrt.module_size(_bytecode(text)) == (12, 2, 64)
+
+
+def test_cuts_wanted_only_where_depth_alone_keeps_the_fusion_emitters():
+    S = pjrt.ModuleSize
+    deep, limit = pjrt.FUSION_EMITTERS_MAX_DEPTH + 1, pjrt.FUSION_EMITTERS_MAX_OPS
+    assert pjrt.fusion_cuts_wanted(S(limit + 1, deep, 8))
+    assert not pjrt.fusion_cuts_wanted(S(limit + 1, deep - 1, 8))  # the elemental emitter takes it
+    assert not pjrt.fusion_cuts_wanted(S(limit, deep, 8))  # small: XLA's defaults
+    assert not pjrt.fusion_cuts_wanted(S(limit + 1, deep, 16))  # big values: XLA's defaults
+    assert pjrt.fusion_emitters_for(S(limit + 1, deep, 8)) and not pjrt.fusion_emitters_for(S(limit + 1, 1000, 8))
+
+
+def _plan(text: str):
+    client = executables.get_client("cpu")
+    return executables.compile_plan(client, _bytecode(text), client.local_devices()[0])
+
+
+def _run(bytecode: bytes, options, *args) -> np.ndarray:
+    client = executables.get_client("cpu")
+    device = client.local_devices()[0]
+    loaded = pjrt.compile_and_load(client, bytecode, [device], options)
+    bufs = [pjrt.device_putter(a.dtype, a.shape, device)(a) for a in args]
+    return np.asarray(pjrt.execute(loaded, bufs)[0])
+
+
+def _inputs(n: int = 8):
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-2, 2, n).astype(np.float32)
+    y = rng.uniform(-1, 1, n).astype(np.float32)
+    x[:4] = [np.nan, -np.inf, -0.0, 1e-30]
+    return x, y
+
+
+def test_deep_chain_of_tiny_values_is_cut_for_the_elemental_emitter(monkeypatch):
+    """A chain too deep for the elemental IR emitter kept XLA's fusion emitters;
+    cut, it compiles without them, to the same bits as the uncut chain with them."""
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    text = _random_chain(2 * pjrt.FUSION_EMITTERS_MAX_DEPTH)
+    assert pjrt.fusion_emitters_wanted(_bytecode(text)) is True  # as it is: too deep
+    plan = _plan(text)
+    assert plan.loops == 0 and plan.cuts >= 2 and plan.changed
+    assert _EMITTERS in plan.options.env_option_overrides
+    size = pjrt.module_size(plan.bytecode)
+    assert size.depth <= pjrt.FUSION_EMITTERS_MAX_DEPTH and size.ops == 2 * pjrt.FUSION_EMITTERS_MAX_DEPTH + 2 + plan.cuts
+    x, y = _inputs()
+    expected = _run(_bytecode(text), pjrt.compile_options(), x, y)
+    np.testing.assert_array_equal(_run(plan.bytecode, plan.options, x, y).view(np.int32), expected.view(np.int32))
+
+
+def test_deep_chain_of_bigger_values_keeps_the_defaults(monkeypatch):
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    text = _random_chain(2 * pjrt.FUSION_EMITTERS_MAX_DEPTH, "16xf32")
+    plan = _plan(text)
+    assert not plan.changed and plan.bytecode == _bytecode(text)
+    assert _EMITTERS not in plan.options.env_option_overrides
+
+
+def test_repeated_ops_are_rolled_into_a_loop(monkeypatch):
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    text = _elementwise_chain(3000)
+    plan = _plan(text)
+    assert plan.loops == 1 and plan.cuts == 0
+    size = pjrt.module_size(plan.bytecode)
+    assert size.ops < 300  # one loop of about LOOP_ROLL_BODY_OPS ops and what is left
+    # the emitters are chosen for the ops it runs: without the fusion emitters
+    # for values this small, with them for bigger ones
+    assert _EMITTERS in plan.options.env_option_overrides
+    bigger = _plan(_elementwise_chain(3000, "16xf32"))
+    assert bigger.loops == 1 and _EMITTERS not in bigger.options.env_option_overrides
+    x, y = _inputs()
+    expected = _run(_bytecode(text), pjrt.compile_options(), x, y)
+    np.testing.assert_array_equal(_run(plan.bytecode, plan.options, x, y).view(np.int32), expected.view(np.int32))
+    # repeated runs shorter than LOOP_ROLL_MIN_OPS are left as they are
+    assert not _plan(_elementwise_chain(pjrt.LOOP_ROLL_MIN_OPS - 10)).changed
+
+
+@pytest.mark.parametrize("value", ["on", "off"])
+def test_a_forced_emitter_choice_compiles_the_module_as_it_is(monkeypatch, value):
+    monkeypatch.setenv(pjrt.FUSION_EMITTERS_ENV, value)
+    for text in (_elementwise_chain(3000), _random_chain(2500)):
+        plan = _plan(text)
+        assert not plan.changed and plan.bytecode == _bytecode(text)
+        assert (_EMITTERS in plan.options.env_option_overrides) is (value == "off")
+
+
+def test_a_changed_module_has_its_own_executable_key(monkeypatch):
+    """compile_bytecode keys the executable of a rolled or cut module apart from
+    the module's own fingerprint (the on-disk cache cannot mix them up)."""
+    monkeypatch.delenv(pjrt.FUSION_EMITTERS_ENV, raising=False)
+    seen = []
+
+    def fake(client, bytecode, devices, options, fingerprint=None):
+        seen.append((bytecode, fingerprint))
+        return pjrt.compile_and_load(client, bytecode, devices, options)
+
+    monkeypatch.setattr(executables, "compile_cached", fake)
+    executables.clear_cache()
+    for text in (_elementwise_chain(30), _elementwise_chain(3000)):
+        bytecode = _bytecode(text)
+        fingerprint = bytes(32) + text[-20:].encode()
+        executables.compile_bytecode(bytecode, "cpu", fingerprint=fingerprint)
+    (small_code, small_key), (big_code, big_key) = seen
+    assert small_key == bytes(32) + _elementwise_chain(30)[-20:].encode() and small_code == _bytecode(_elementwise_chain(30))
+    assert big_key != bytes(32) + _elementwise_chain(3000)[-20:].encode() and len(big_code) < len(_bytecode(_elementwise_chain(3000)))
+    executables.clear_cache()
+
+
+def test_contraction_and_excess_precision_rules():
+    text = """
+    func.func public @main(%a: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+      %m = stablehlo.multiply %a, %a : tensor<4xf32>
+      %n = stablehlo.negate %m : tensor<4xf32>
+      %s = stablehlo.add %n, %a : tensor<4xf32>
+      %r = stablehlo.reshape %s : (tensor<4xf32>) -> tensor<2x2xf32>
+      %e = stablehlo.exponential %a : tensor<4xf32>
+      %k = stablehlo.multiply %i, %i : tensor<4xi32>
+      %w = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xf64>
+      return %s : tensor<4xf32>
+    }"""
+    with mlir.make_context() as ctx:
+        module = mlir.ir.Module.parse(text, ctx)
+        f = next(iter(module.body.operations))
+        block = f.regions[0].blocks[0]
+        safe = {op.operation.name + ("" if i else ""): pjrt.contraction_safe(op.results[0])
+                for i, op in enumerate(block.operations) if len(op.results)}
+        assert pjrt.contraction_safe(block.arguments[0])
+        got = [pjrt.contraction_safe(op.results[0]) for op in block.operations if len(op.results)]
+        # multiply, negate of it, add, reshape of the add, exp, integer multiply, widening convert
+        assert got == [False, False, True, True, False, True, True]
+        assert not pjrt.excess_precision(module)  # widening only
+    assert safe  # (names seen)
+    narrow = text.replace("%w = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xf64>",
+                          "%w = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xbf16>")
+    with mlir.make_context() as ctx:
+        assert pjrt.excess_precision(mlir.ir.Module.parse(narrow, ctx))
