@@ -299,9 +299,15 @@ class _Encoder:
             inputs = node.inputs
             # output types follow from the Op and the input types (make_node): not hashed
             outputs = node.outputs
-            nodes += (c, p, t, len(outputs), len(inputs))
-            try:
-                nodes += [refs[id(v)] for v in inputs]
+            n_in = len(inputs)
+            nodes += (c, p, t, len(outputs), n_in)
+            try:  # (one or two inputs, the common cases, without a comprehension's frame)
+                if n_in == 1:
+                    nodes.append(refs[id(inputs[0])])
+                elif n_in == 2:
+                    nodes += (refs[id(inputs[0])], refs[id(inputs[1])])
+                else:
+                    nodes += [refs[id(v)] for v in inputs]
             except KeyError:
                 nodes += [ref(v) for v in inputs]
             for o in outputs:

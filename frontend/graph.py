@@ -524,7 +524,8 @@ class Apply:
         node = cls.__new__(cls)
         node.op = op
         node.inputs = list(inputs)
-        node.outputs = [Variable(t, node, i) for i, t in enumerate(output_types)]
+        node.outputs = [Variable(output_types[0], node, 0)] if len(output_types) == 1 else \
+            [Variable(t, node, i) for i, t in enumerate(output_types)]
         node.trace = trace
         return node
 
@@ -632,7 +633,12 @@ def _prop_str(value: Any) -> str:
 
 
 def _ancestors_toposort(outputs: Sequence[Variable]) -> list[Apply]:
-    """Apply nodes needed for ``outputs``, inputs before users; detects cycles."""
+    """Apply nodes needed for ``outputs``, inputs before users; detects cycles.
+
+    A depth-first walk, its stack two lists (the nodes, and how many inputs of
+    each have been looked at): a stack of (node, iterator) pairs is two
+    container objects per node of a long chain alive at once, which the
+    garbage collector scans (and promotes) while the walk runs."""
     order: list[Apply] = []
     state: dict[int, int] = {}  # id(node) -> 1 visiting, 2 done
     get = state.get
@@ -641,22 +647,28 @@ def _ancestors_toposort(outputs: Sequence[Variable]) -> list[Apply]:
         if owner is None or get(id(owner)) == 2:
             continue
         state[id(owner)] = 1
-        stack = [(owner, iter(owner.inputs))]  # (node, its inputs not yet visited)
-        while stack:
-            node, pending = stack[-1]
-            for v in pending:
-                parent = v.owner
+        nodes, seen = [owner], [0]  # the stack: nodes, and the inputs of each looked at
+        while nodes:
+            node = nodes[-1]
+            inputs = node.inputs
+            i, n = seen[-1], len(inputs)
+            while i < n:
+                parent = inputs[i].owner
+                i += 1
                 if parent is None:
                     continue
                 s = get(id(parent))
                 if s is None:
+                    seen[-1] = i
                     state[id(parent)] = 1
-                    stack.append((parent, iter(parent.inputs)))
+                    nodes.append(parent)
+                    seen.append(0)
                     break
                 if s == 1:
                     raise GraphError(f"the graph has a cycle through {parent.op}")
             else:
-                stack.pop()
+                nodes.pop()
+                seen.pop()
                 state[id(node)] = 2
                 order.append(node)
     return order

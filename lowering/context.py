@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Protocol
 
 import numpy as np
@@ -69,41 +70,64 @@ class ModuleContext:
         return name
 
 
-@dataclass(frozen=True, slots=True)
-class LoweringContext:
+class LoweringContext(tuple):
     """Passed to every rule: ``rule(ctx, *operands) -> list[ir.Value]``.
 
     Result types come from ``ctx.out_types`` (the frontend owns shape
     inference); parameters come from ``ctx.op``.
+
+    Immutable: the pair (``module``, ``node``), a tuple underneath (one is built
+    per node lowered, so building it costs no more than a tuple).
     """
 
-    module: ModuleContext
-    node: Apply
+    __slots__ = ()
+
+    def __new__(cls, module: ModuleContext, node: Apply):
+        return tuple.__new__(cls, (module, node))
+
+    module: ModuleContext = property(itemgetter(0), doc="The module being built.")  # type: ignore[assignment]
+    node: Apply = property(itemgetter(1), doc="The node being lowered.")  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LoweringContext(module={self[0]!r}, node={self[1]!r})"
 
     @property
     def op(self) -> Op:
-        return self.node.op
+        return self[1].op
 
     @property
     def in_types(self) -> list[TensorType]:
-        return [v.type for v in self.node.inputs]
+        inputs = self[1].inputs
+        if len(inputs) == 1:  # (rules ask often: one input without a comprehension's frame)
+            return [inputs[0].type]
+        return [v.type for v in inputs]
 
     @property
     def out_types(self) -> list[TensorType]:
-        return [v.type for v in self.node.outputs]
+        outputs = self[1].outputs
+        if len(outputs) == 1:
+            return [outputs[0].type]
+        return [v.type for v in outputs]
 
     @property
     def out_type(self) -> TensorType:
-        (t,) = self.out_types
-        return t
+        (v,) = self[1].outputs
+        return v.type
 
     def broadcast_operands(self, operands) -> list[ir.Value]:
         """``operands`` (one per input) broadcast NumPy-style to the (single) output's shape."""
-        shape = self.out_type.shape
-        inputs = self.node.inputs
-        if len(operands) == len(inputs) and all(v.type.shape == shape for v in inputs):
-            return list(operands)  # (the common case: nothing to broadcast)
+        node = self[1]
+        (out,) = node.outputs
+        shape = out.type.shape
+        inputs = node.inputs
+        if len(operands) == len(inputs):
+            for v in inputs:
+                if v.type.shape != shape:
+                    break
+            else:
+                return list(operands)  # (the common case: nothing to broadcast)
         return [broadcast_to(x, v.type, shape) for x, v in zip(operands, inputs)]
 
     def ir_out_types(self) -> list[ir.RankedTensorType]:
-        return [self.module.ir_type(v.type) for v in self.node.outputs]
+        ir_type = self[0].ir_type
+        return [ir_type(v.type) for v in self[1].outputs]

@@ -73,15 +73,20 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
     file_locs, labels, rules = mctx.file_locations, {}, {}
     types: dict[int, tuple[TensorType, ir.Type]] = {}  # id(TensorType) -> (it, its MLIR type)
     ir_type, context, name_loc = mctx.ir_type, mctx.context, ir.Location.name
+    new_context = tuple.__new__  # LoweringContext(mctx, node), without its __new__ call
     for i, node in enumerate(nodes, first_index):
         op = node.op
         rule = rules.get(type(op))
         if rule is None:
             rule = rules[type(op)] = rule_for(op, mctx)
+        inputs = node.inputs
         try:
-            operands = [env[id(v)] for v in node.inputs]
+            # (one or two inputs, the common cases, without a comprehension's frame)
+            n = len(inputs)
+            operands = [env[id(inputs[0])]] if n == 1 else [env[id(inputs[0])], env[id(inputs[1])]] \
+                if n == 2 else [env[id(v)] for v in inputs]
         except KeyError:
-            operands = [value_of(env, v) for v in node.inputs]
+            operands = [value_of(env, v) for v in inputs]
         label = labels.get(id(op))
         if label is None:
             label = labels[id(op)] = str(op)
@@ -95,7 +100,7 @@ def emit_nodes(mctx: ModuleContext, nodes: Sequence[Apply], env: dict[int, ir.Va
             loc = name_loc(f"{label}:{i}", childLoc=child, context=context)
         with loc:
             try:
-                results = rule(LoweringContext(mctx, node), *operands)
+                results = rule(new_context(LoweringContext, (mctx, node)), *operands)
             except Exception as e:
                 if any(v.type.is_symbolic for v in (*node.inputs, *node.outputs)):
                     raise SymbolicDimError(f"{node.op} needs static shapes to lower "

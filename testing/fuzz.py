@@ -416,6 +416,7 @@ def _numpy_run(program: Program) -> list[np.ndarray]:
 
 
 def _hg_build(program: Program):
+    """The graph of the program and its pool of Variables."""
     import hlograph as hg
 
     inputs = [hg.tensor(f"x{i}", tuple(None if d else n for n, d in zip(sh, dyn)), dt)
@@ -423,7 +424,20 @@ def _hg_build(program: Program):
     pool: list[Any] = list(inputs)
     for st in program.steps:
         pool += _flatten(st.call(hg, pool))
-    return hg.Graph(inputs, [hg.as_variable(pool[o]) for o in program.outputs])
+    return hg.Graph(inputs, [hg.as_variable(pool[o]) for o in program.outputs]), pool
+
+
+def _documented_difference(program: Program, np_pool: Sequence[np.ndarray], hg_pool: Sequence[Any]) -> bool:
+    """A step that meets a documented difference only its values reveal (README,
+    "NumPy semantics: the documented differences"): ``linalg.pinv`` of empty
+    non-float matrices whose last two dims the graph leaves unknown (NumPy keeps
+    the input's dtype then, the graph's dtype is float64's)."""
+    for st in program.steps:
+        if st.name == "linalg.pinv":
+            a, v = hg_pool[st.args[0]], np_pool[st.args[0]]
+            if v.dtype.kind not in "fc" and 0 in v.shape[-2:] and None in a.shape[-2:]:
+                return True
+    return False
 
 
 # --- generating ------------------------------------------------------------------
@@ -657,7 +671,7 @@ def check(program: Program, pipelines: Sequence[str] = ("O0", "O2"),
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            graph = _hg_build(program)
+            graph, hg_pool = _hg_build(program)
     except Exception as e:  # noqa: BLE001
         if np_error is not None and _same_kind(e, np_error):
             return None
@@ -675,6 +689,8 @@ def check(program: Program, pipelines: Sequence[str] = ("O0", "O2"),
         return Failure(program, "build", f"{type(e).__name__}: {e}")
     if np_error is not None:
         return None  # hlograph accepts more than NumPy: not a failure
+    if _documented_difference(program, pool, hg_pool):
+        return None
     runs: list[tuple[str, Callable]] = []
     if evaluate:
         runs.append(("evaluate", lambda: hg.evaluate(graph, *program.values)))

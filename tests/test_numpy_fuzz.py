@@ -120,3 +120,17 @@ def test_complex_matmul_operands_are_drawn_finite():
             seen += 1
             assert np.isfinite(v).all()
     assert seen
+
+
+def test_pinv_of_empty_integer_matrices_of_unknown_dims_is_documented():
+    # NumPy keeps the dtype of empty matrices; with their dims unknown the graph's
+    # dtype is float64 (README, "NumPy semantics: the documented differences")
+    v = np.zeros((3, 0), np.int8)
+    step = fuzz.Step("linalg.pinv", [0], {})
+    unknown = fuzz.Program([v.shape], [v.dtype], [(True, True)], [v], [step], outputs=[1])
+    assert fuzz.check(unknown) is None
+    known = fuzz.Program([v.shape], [v.dtype], [(True, False)], [v], [step], outputs=[1])
+    assert fuzz.check(known) is None
+    stack = np.zeros((0, 2, 3), np.int8)  # an empty stack: float64 in both
+    assert fuzz.check(fuzz.Program([stack.shape], [stack.dtype], [(True, False, False)], [stack], [step],
+                                   outputs=[1])) is None

@@ -242,6 +242,23 @@ binary("fmax", hg.fmax)
 print_ir("bool_times_float", hg.Graph([b := hg.tensor("x", (2, 3), "bool"), f := hg.tensor("y", (2, 3), "float32")],
                                       b * f))
 
+# complex products part by part, as NumPy's: XLA's simplifier takes a complex x * 1
+# for x, where NumPy's 1 * (inf + 2j) is inf + nan j
+# CHECK-LABEL: TEST: multiply_complex complex64[2,3]
+# CHECK-NOT: stablehlo.multiply %arg0, %arg1
+# CHECK-DAG: %[[A:.+]] = stablehlo.real %arg0
+# CHECK-DAG: %[[B:.+]] = stablehlo.imag %arg0
+# CHECK-DAG: %[[C:.+]] = stablehlo.real %arg1
+# CHECK-DAG: %[[D:.+]] = stablehlo.imag %arg1
+# CHECK-DAG: %[[AC:.+]] = stablehlo.multiply %[[A]], %[[C]]
+# CHECK-DAG: %[[BD:.+]] = stablehlo.multiply %[[B]], %[[D]]
+# CHECK-DAG: %[[AD:.+]] = stablehlo.multiply %[[A]], %[[D]]
+# CHECK-DAG: %[[BC:.+]] = stablehlo.multiply %[[B]], %[[C]]
+# CHECK-DAG: %[[RE:.+]] = stablehlo.subtract %[[AC]], %[[BD]]
+# CHECK-DAG: %[[IM:.+]] = stablehlo.add %[[AD]], %[[BC]]
+# CHECK: stablehlo.complex %[[RE]], %[[IM]]
+binary("multiply_complex", hg.multiply, "complex64")
+
 # log(exp(x)), log(x ** y), sqrt(x * x): the inner result passes an optimization
 # barrier, which XLA's simplifier does not see through
 # CHECK-LABEL: TEST: log_exp float32[2,3]

@@ -114,6 +114,24 @@ reduction("cumprod_flat_uint8", hg.cumprod, "uint8", shape=(2, 2, 3))
 # CHECK: stablehlo.concatenate %[[FIRST]], %{{.+}}, dim = 0
 reduction("cumprod_complex", lambda x: hg.cumprod(x, axis=1), "complex64", shape=(2, 4))
 
+# a complex product over no axes is 1 * x, part by part (1 * (inf + 2j) is inf + nan j)
+# CHECK-LABEL: TEST: prod_complex_0d complex64[]
+# CHECK-DAG: %[[RE:.+]] = stablehlo.real %arg0
+# CHECK-DAG: %[[IM:.+]] = stablehlo.imag %arg0
+# CHECK: %[[ONCE:.+]] = stablehlo.complex
+# CHECK: stablehlo.reduce(%[[ONCE]] init: {{.*}}) applies stablehlo.multiply across dimensions = []
+reduction("prod_complex_0d", hg.prod, "complex64", shape=())
+
+# a complex mean of one element divides by 1 + 0j part by part, as NumPy (XLA takes
+# x / 1 for x): a + |b| * 0 + (b + |a| * 0) j
+# CHECK-LABEL: TEST: mean_complex_one complex64[2,1]
+# CHECK: %[[S:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [1]
+# CHECK-NOT: stablehlo.divide
+# CHECK-DAG: %[[RE:.+]] = stablehlo.real %[[S]]
+# CHECK-DAG: %[[IM:.+]] = stablehlo.imag %[[S]]
+# CHECK: stablehlo.complex
+reduction("mean_complex_one", lambda x: hg.mean(x, axis=1), "complex64", shape=(2, 1))
+
 # CHECK-LABEL: TEST: softmax float32[2,3,4]
 # CHECK: %[[M:.+]] = stablehlo.reduce({{.*}}) applies stablehlo.maximum across dimensions = [2]
 # CHECK: stablehlo.broadcast_in_dim %[[M]], dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x4xf32>

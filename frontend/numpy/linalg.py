@@ -196,10 +196,10 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_
             raise NotImplementedError("linalg.pinv: rcond/rtol must be a Python or NumPy scalar")
         tol = float(tol)
     a = as_variable(a)
-    if a.ndim >= 2 and 0 in a.shape:  # NumPy: an empty result of the input's own dtype
-        *batch, m, n = a.shape
-        if None not in batch and m is not None and n is not None:
-            return _sh.zeros((*batch, n, m), a.dtype)
+    if a.ndim >= 2 and 0 in a.shape[-2:]:
+        # NumPy: empty matrices (not an empty stack of them) give an empty result of the
+        # input's own dtype, whatever the stack's dims
+        return _mT(a)
     return _la.pinv(a, tol, hermitian)
 
 

@@ -167,20 +167,49 @@ def eval_jaxpr(jaxpr: Any, consts: Sequence[Any], *args: Variable) -> list[Varia
             return _constant(atom.val, atom.aval)
         return env[atom]
 
-    def write(var: Any, value: Variable) -> None:
-        if not isinstance(var, DropVar):
-            env[var] = value
-
     if len(args) != len(jaxpr.invars):
         raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
     for var, c in zip(jaxpr.constvars, consts):
-        write(var, _constant(c, var.aval))
+        if not isinstance(var, DropVar):
+            env[var] = _constant(c, var.aval)
     for var, a in zip(jaxpr.invars, args):
-        write(var, a)
+        if not isinstance(var, DropVar):
+            env[var] = a
+    # the import's report and templates, read once (rules that import again restore them)
+    report, templates = _REPORT.get(), _TEMPLATES.get()
+    table = templates.table if templates is not None and report is not None else None
+    trusted = Apply.trusted
     for eqn in jaxpr.eqns:
-        outs = apply_equation(eqn, [read(v) for v in eqn.invars])
-        for var, value in zip(eqn.outvars, outs):
-            write(var, value)
+        invars = eqn.invars
+        try:
+            # (one or two operands, the common cases, without a comprehension's frame)
+            n = len(invars)
+            inputs = [env[invars[0]]] if n == 1 else [env[invars[0]], env[invars[1]]] if n == 2 \
+                else [env[v] for v in invars]
+        except (KeyError, TypeError):  # a literal (jax's Literals do not hash)
+            inputs = [read(v) for v in invars]
+        outvars = eqn.outvars
+        if table is not None and outvars:
+            # ``_apply_equation``'s first step, inline: an equation met before
+            name = eqn.primitive.name
+            key = _template_key(name, eqn.params, inputs, outvars)
+            found = None
+            if key is not None:
+                try:
+                    found = table.get(key)
+                except TypeError:  # an unhashable param
+                    key = None
+            if found is not None:
+                templates.events += 1
+                report.by_rule[name] += 1
+                outs = trusted(found[0], inputs, found[1], found[2]).outputs
+            else:
+                outs = _apply_equation(eqn, inputs, report, templates, key)
+        else:
+            outs = _apply_equation(eqn, inputs, report, templates)
+        for var, value in zip(outvars, outs):
+            if not isinstance(var, DropVar):
+                env[var] = value
     return [read(v) for v in jaxpr.outvars]
 
 
@@ -243,17 +272,32 @@ def _as_template(outs: list[Variable], inputs: list[Variable]) -> tuple | None:
 
 def apply_equation(eqn: Any, inputs: list[Variable]) -> list[Variable]:
     """The results of one jaxpr equation: its rule's, else the fallback's."""
+    return _apply_equation(eqn, inputs, _REPORT.get(), _TEMPLATES.get())
+
+
+#: ``_apply_equation``'s ``key`` when the caller has not looked the equation up
+_NOT_LOOKED_UP: Any = object()
+
+
+def _apply_equation(eqn: Any, inputs: list[Variable], report: ImportReport | None,
+                    templates: _Templates | None, key: Any = _NOT_LOOKED_UP) -> list[Variable]:
+    """``apply_equation`` with the import's report and templates given (None: outside
+    ``from_jax``); ``key``: the template key the caller found no template for (None:
+    the equation has none)."""
     name = eqn.primitive.name
-    report = _report()
-    templates = _TEMPLATES.get()
+    if report is None:
+        report = ImportReport("<jaxpr>")  # (eval_jaxpr called directly)
     if templates is not None:
         templates.events += 1
         events = templates.events
     if name in DROPPED and not eqn.outvars:
         report.dropped[name] += 1
         return []
-    key = None
-    if templates is not None and eqn.outvars:
+    if key is not _NOT_LOOKED_UP:
+        pass  # (looked up by the caller: no template)
+    elif templates is None or not eqn.outvars:
+        key = None
+    else:
         key = _template_key(name, eqn.params, inputs, eqn.outvars)
         if key is not None:
             try:

@@ -107,9 +107,20 @@ def lower_sqrt(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     return [hlo.sqrt(shielded(x, "sqrt"))]
 
 
+def _complex_multiply(x: ir.Value, y: ir.Value) -> ir.Value:
+    """NumPy's complex product, part by part: (ac - bd) + (ad + bc) j. XLA's simplifier
+    takes a complex x * 1 for x, which NumPy's product is not where a part of x is
+    infinite (1 * (inf + 2j) = inf + nan j); the real products it keeps exact."""
+    a, b, c, d = hlo.real(x), hlo.imag(x), hlo.real(y), hlo.imag(y)
+    return hlo.complex(hlo.subtract(hlo.multiply(a, c), hlo.multiply(b, d)),
+                       hlo.add(hlo.multiply(a, d), hlo.multiply(b, c)))
+
+
 @register(ew.Multiply)
 def lower_multiply(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = ctx.broadcast_operands((x, y))
+    if is_complex(ctx.out_type.dtype):
+        return [_complex_multiply(x, y)]
     if _producer(x) == "stablehlo.exponential":
         y = shielded(y, "multiply")
     return [hlo.multiply(x, y)]

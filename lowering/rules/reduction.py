@@ -165,7 +165,8 @@ def _first_times_one(x: ir.Value, t: TensorType, axes: Sequence[int]) -> ir.Valu
     """``x`` with the first element of each reduced slice multiplied by ``1 + 0j`` part by
     part: NumPy's complex products start from the identity, so an infinite part of the
     first element makes its other part NaN (1 * (inf + 2j) = inf + nan j), even over one
-    element, where XLA's reduce starts from the element itself."""
+    element, where XLA's reduce starts from the element itself. Over no axes (a 0-d
+    ``x``, ``axis=()``) every element is the first of its slice."""
     ft = np.zeros((), t.dtype).real.dtype
     re, im = hlo.real(x), hlo.imag(x)
     zero = constant(0, ft, t.shape)
@@ -175,7 +176,7 @@ def _first_times_one(x: ir.Value, t: TensorType, axes: Sequence[int]) -> ir.Valu
     for a in axes:
         at0 = compare(emit.iota(it, a), constant(0, it.dtype, t.shape), "EQ", it.dtype)
         first = at0 if first is None else hlo.and_(first, at0)
-    return x if first is None else hlo.select(first, once, x)
+    return once if first is None else hlo.select(first, once, x)
 
 
 @register(rd.Mean)
@@ -185,8 +186,17 @@ def lower_mean(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     x = convert(x, t, acc)
     s, st = _reduce(x, t.with_dtype(acc), ctx.op.axis, "add")
     count = math.prod(t.shape[a] for a in ctx.op.axis)
-    # an empty axis gives 0 / 0 = NaN, as np.mean
-    m = hlo.divide(s, constant(count, acc, st.shape))
+    if count == 1 and is_complex(acc):
+        # XLA takes x / 1 for x, but NumPy divides its sum (0 + a + b j) by 1 + 0j part
+        # by part: (a + 0) + (b + 0) * 0 + ((b + 0) - (a + 0) * 0) j, so an infinite part
+        # makes the other NaN; a + |b| * 0 + (b + |a| * 0) j is that, signed zeros included
+        ft = np.zeros((), acc).real.dtype
+        re, im, zero = hlo.real(s), hlo.imag(s), constant(0, ft, st.shape)
+        m = hlo.complex(hlo.add(re, hlo.multiply(hlo.abs(im), zero)),
+                        hlo.add(im, hlo.multiply(hlo.abs(re), zero)))
+    else:
+        # an empty axis gives 0 / 0 = NaN, as np.mean
+        m = hlo.divide(s, constant(count, acc, st.shape))
     m = convert(m, st, out.dtype)
     return [_reshape(m, st.with_dtype(out.dtype), out)]
 

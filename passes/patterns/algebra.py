@@ -132,7 +132,7 @@ def _replace_with_negate(rewriter: PatternRewriter, op: ir.OpView, x: ir.Value) 
 # ---------------------------------------------------------------- arithmetic
 
 
-@rewrite_pattern(hlo.AddOp)
+@rewrite_pattern(hlo.AddOp, requires="a constant operand")
 def remove_add_zero(op: hlo.AddOp, rewriter: PatternRewriter) -> bool:
     """x + 0 -> x (integers); x + (-0.0) -> x (floats)."""
     side = _splat_side(op)
@@ -160,7 +160,7 @@ def simplify_subtract(op: hlo.SubtractOp, rewriter: PatternRewriter) -> bool:
     return False
 
 
-@rewrite_pattern(hlo.MulOp)
+@rewrite_pattern(hlo.MulOp, requires="a constant operand")
 def simplify_multiply(op: hlo.MulOp, rewriter: PatternRewriter) -> bool:
     """x * 1 -> x; x * -1 -> -x (signed integers, floats); x * 0 -> 0 (integers
     and booleans only). Not for complex numbers: (a+bi)(1+0i) turns an infinite
@@ -178,7 +178,7 @@ def simplify_multiply(op: hlo.MulOp, rewriter: PatternRewriter) -> bool:
     return False
 
 
-@rewrite_pattern(hlo.DivOp)
+@rewrite_pattern(hlo.DivOp, requires="a constant operand")
 def simplify_divide(op: hlo.DivOp, rewriter: PatternRewriter) -> bool:
     """x / 1 -> x (integers, floats); x / -1 -> -x (floats: for integers MIN / -1
     overflows)."""

@@ -35,8 +35,17 @@ def _depth(block: ir.Block) -> int:
     return n
 
 
+_RESULT, _ARGUMENT = ir.OpResult, ir.BlockArgument
+
+
 def out_of_order(a: ir.Value, b: ir.Value) -> bool:
     """Whether ``b`` comes before ``a`` in the canonical order (see the module)."""
+    if a.__class__ is _RESULT and b.__class__ is _ARGUMENT:  # (the common case, first)
+        oa = a.owner
+        if oa.__class__ is hlo.ConstantOp:
+            return True
+        block_a, block_b = oa.operation.block, b.owner
+        return True if block_a == block_b else _depth(block_a) > _depth(block_b)
     oa, ob = a.owner, b.owner
     ca, cb = type(oa) is hlo.ConstantOp, type(ob) is hlo.ConstantOp
     if ca or cb:
@@ -81,7 +90,8 @@ def _compare_out_of_order(op: ir.Operation, a: ir.Value, b: ir.Value) -> bool:
 
 def _swap_binary(op_class, needs_swap=_binary_out_of_order):
     def order_operands(op, rewriter: PatternRewriter) -> bool:
-        a, b = op.lhs, op.rhs
+        operands = op.operation.operands
+        a, b = operands[0], operands[1]
         if not needs_swap(op.operation, a, b):
             return False
         with building(rewriter, op):

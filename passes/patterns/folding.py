@@ -15,6 +15,7 @@ result array, or None to decline.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Sequence
 
 import numpy as np
@@ -568,7 +569,14 @@ def folding_patterns(max_elements: int = 1 << 16, max_expanded_elements: int = 1
             operands together (iota, broadcast_in_dim, pad) may have at most
             this many elements.
     """
+    # the same pattern objects for the same limits (and evaluators): apply_patterns
+    # reuses the pattern set it built for them (core._frozen)
+    return list(_folding_patterns(max_elements, max_expanded_elements, tuple(EVALUATORS)))
 
+
+@functools.lru_cache(maxsize=16)
+def _folding_patterns(max_elements: int, max_expanded_elements: int,
+                      roots: tuple[type, ...]) -> tuple[RewritePattern, ...]:
     def fold_constant_op(op: ir.OpView, rewriter) -> bool:
         operands = list(op.operands)
         for v in operands:  # the cheapest test first: most ops have a non-constant operand
@@ -611,7 +619,7 @@ def folding_patterns(max_elements: int = 1 << 16, max_expanded_elements: int = 1
         rewriter.replace_op(op, [new])
         return True
 
-    return [RewritePattern(root, fold_constant_op) for root in EVALUATORS]
+    return tuple(RewritePattern(root, fold_constant_op, requires="constant operands") for root in roots)
 
 
 def _is_uniform(arr: np.ndarray) -> bool:

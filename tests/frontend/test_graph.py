@@ -97,6 +97,40 @@ def test_toposort_is_topological_and_shares_nodes():
     assert sum(isinstance(n.op, hg.frontend.ops.elemwise.Exp) for n in nodes) == 1
 
 
+def test_toposort_is_the_depth_first_postorder_of_the_outputs():
+    # inputs visited in order, each node once, a node right after its last input;
+    # a chain as deep as the graphs imported from jax is no recursion
+    def postorder(outputs):
+        order, done = [], set()
+
+        def visit(node):
+            if id(node) in done:
+                return
+            done.add(id(node))
+            for v in node.inputs:
+                if v.owner is not None:
+                    visit(v.owner)
+            order.append(node)
+
+        for v in outputs:
+            if v.owner is not None:
+                visit(v.owner)
+        return order
+
+    x, y = hg.tensor("x", (3,)), hg.tensor("y", (3,))
+    a = hg.exp(x)
+    b = a * y + hg.sin(a)
+    c = hg.where(b > a, hg.cos(y), b - x)
+    outputs = [c, a, hg.tanh(b), x]
+    assert [id(n) for n in hg.Graph([x, y], outputs).nodes] == [id(n) for n in postorder(outputs)]
+    v = x
+    for i in range(5000):
+        v = hg.sin(v) if i % 2 else v + y
+    nodes = hg.Graph([x, y], [v, a]).nodes
+    assert len(nodes) == 5001 and nodes[0].inputs[0] is x and nodes[-1] is a.owner
+    assert nodes[-2] is v.owner
+
+
 def test_clone_is_independent_and_retypes():
     x = hg.tensor("x", (None, 4), "float32")
     g = hg.Graph([x], hg.exp(x) + 1)

@@ -101,6 +101,30 @@ def test_rule_with_wrong_result_count_or_type_is_reported():
         hg.compile(hg.Graph([x], WrongType()(x))).lower()
 
 
+def test_a_rule_sees_its_node_and_module_and_cannot_change_them():
+    class Seen(Op):
+        def make_node(self, x, y):
+            return Apply(self, [x, y], [x.type])
+
+    found = []
+
+    @register(Seen)
+    def lower_seen(ctx, x, y):
+        found.append((ctx.op, ctx.in_types, ctx.out_types, ctx.out_type, ctx.ir_out_types(), ctx.module.platform))
+        with pytest.raises(AttributeError):
+            ctx.node = None
+        assert ctx.broadcast_operands([x, y])[0] == x and "LoweringContext(module=" in repr(ctx)
+        return [hlo.add(*ctx.broadcast_operands([x, y]))]
+
+    x, y = hg.tensor("x", (2,), "float32"), hg.tensor("y", (), "float32")
+    op = Seen()
+    text = hg.compile(hg.Graph([x, y], op(x, y)), pipeline="O0").lower().as_text()
+    assert "stablehlo.broadcast_in_dim %arg1" in text
+    (seen_op, in_types, out_types, out_type, ir_types, platform), = found
+    assert seen_op is op and in_types == [x.type, y.type] and out_types == [x.type] and out_type == x.type
+    assert [str(t) for t in ir_types] == ["tensor<2xf32>"] and platform == "cpu"
+
+
 def test_invalid_ir_from_a_rule_is_a_lowering_error():
     class Broken(Op):
         def make_node(self, x):

@@ -5,7 +5,8 @@ import pytest
 
 import hlograph as hg
 from hlograph.frontend.numpy import linalg as m
-from hlograph.tests.helpers import check_against_numpy, compare_with_perform, graph_like, random_array
+from hlograph.tests.helpers import (check_against_numpy, check_graph_against_numpy, compare_with_perform, graph_like,
+                                   random_array)
 
 TOL = {
     "float32": dict(rtol=2e-3, atol=2e-4),
@@ -438,6 +439,20 @@ def test_constant_operands(rng):
 def test_pinv_of_empty_matrices_keeps_the_dtype(shape, dtype):
     v = np.zeros(shape, dtype)
     check_against_numpy(m.pinv, [v], np.linalg.pinv)
+
+
+@pytest.mark.parametrize("decl, shape, dtype", [
+    ((None, 2, 0), (3, 2, 0), "int8"),     # empty matrices in a stack of unknown size: int8
+    ((None, 0, None), (2, 0, 3), "bool"),
+    ((0, 2, 3), (0, 2, 3), "int64"),       # an empty stack of 2x3 matrices: NumPy's SVD path, float64
+    ((None, 2, 3), (0, 2, 3), "int64"),
+])
+def test_pinv_keeps_the_dtype_of_empty_matrices_not_of_an_empty_stack(decl, shape, dtype):
+    v = np.zeros(shape, dtype)
+    graph = graph_like(m.pinv, [v], shapes=[decl])
+    check_graph_against_numpy(graph, [v], np.linalg.pinv(v))
+    with pytest.raises(TypeError, match="float16"):  # NumPy refuses a stack of 2x3 float16 too
+        m.pinv(hg.tensor("x", (0, 2, 3), "float16"))
 
 
 def test_pinv_of_empty_float16_needs_a_known_shape():

@@ -565,6 +565,19 @@ def test_complex_divide_special_values(dtype):
         _numpy_paths(hg.divide, [x, y], np.divide(x, y))
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("one", [1, True, 1.0, 1 + 0j, "array"])
+def test_complex_times_one_is_numpys_product(dtype, one):
+    # (inf + 2j) * (1 + 0j) is inf + nan j in NumPy; XLA's simplifier takes x * 1 for x
+    z = _special_complex(dtype)
+    if one == "array":
+        one = hg.ones(z.shape, dtype)
+    with np.errstate(all="ignore"):
+        want = np.multiply(z, np.ones_like(z))
+        _numpy_paths(lambda x: hg.multiply(x, one), [z], want)
+        _numpy_paths(lambda x: hg.multiply(one, x), [z], want)
+
+
 @pytest.mark.parametrize("dtype", INTS)
 def test_integer_power_wraps_as_numpy(dtype, rng):
     # NumPy squares in the type, wrapping: int16 (-3) ** 200 is -20319 (XLA's integer

@@ -339,6 +339,46 @@ def test_complex_cumprod_starts_from_the_first_element(dtype, n, rng):
                 assert msg is None, f"{where}, axis {axis}: {msg}"
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape, axis", [((), None), ((), ()), ((2, 3), ()), ((1, 3), 0), ((3,), -1)])
+def test_complex_prod_starts_from_the_identity(dtype, shape, axis):
+    # NumPy's complex product is 1 * x0 * x1 ...: an infinite part makes the other NaN
+    # (1 * (inf + 2j) = inf + nan j), over one element and over no axes too (a 0-d value)
+    from hlograph.testing.fuzz import compare
+
+    specials = [complex(np.inf, 2), complex(np.nan, np.inf), complex(-1.5, np.inf), complex(0.5, -2)]
+    z = np.resize(np.array(specials, dtype), shape)
+    x = hg.tensor("x", shape, dtype)
+    g = hg.Graph([x], hg.prod(x, axis=axis))
+    with np.errstate(all="ignore"):
+        want = np.prod(z, axis=axis)
+    for where, got in (("evaluate", hg.evaluate(g, z)), ("O0", hg.compile(g, pipeline="O0")(z)),
+                       ("O2", hg.compile(g)(z))):
+        msg = compare(got, want)
+        assert msg is None, f"{where}: {msg}"
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape, axis", [((), None), ((1,), None), ((2, 1), -1), ((2, 3), ())])
+def test_complex_mean_of_one_element_divides_by_one(dtype, shape, axis):
+    # NumPy divides the sum by 1 + 0j part by part, where XLA takes x / 1 for x: an
+    # infinite part makes the other NaN ((inf + 2j) / 1 = inf + nan j), and its sum
+    # starting from 0 makes a -0.0 part 0.0
+    from hlograph.testing.fuzz import compare
+
+    specials = [complex(np.inf, 2), complex(np.nan, np.inf), complex(-0.0, np.inf), complex(2, -0.0)]
+    z = np.resize(np.array(specials, dtype), shape)
+    x = hg.tensor("x", shape, dtype)
+    g = hg.Graph([x], hg.mean(x, axis=axis))
+    with np.errstate(all="ignore"):
+        want = np.mean(z, axis=axis)
+    for where, got in (("evaluate", hg.evaluate(g, z)), ("O0", hg.compile(g, pipeline="O0")(z)),
+                       ("O2", hg.compile(g)(z))):
+        msg = compare(got, want)
+        assert msg is None, f"{where}: {msg}"
+        np.testing.assert_array_equal(np.signbit(np.asarray(got).imag), np.signbit(want.imag))
+
+
 def test_cumsum_0d_flattens_to_1d():
     x = hg.scalar("x", "int16")
     y = hg.cumsum(x)

@@ -90,6 +90,64 @@ def test_rewrite_pattern_needs_an_op_class():
         rewrite_pattern("stablehlo.abs")
 
 
+ADDS = """
+func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %c = stablehlo.constant dense<2.0> : tensor<3xf32>
+  %d = stablehlo.constant dense<3.0> : tensor<3xf32>
+  %0 = stablehlo.add %x, %x : tensor<3xf32>
+  %1 = stablehlo.add %x, %c : tensor<3xf32>
+  %2 = stablehlo.add %c, %d : tensor<3xf32>
+  %3 = stablehlo.sine %x : tensor<3xf32>
+  %4 = stablehlo.add %3, %x : tensor<3xf32>
+  return %0, %1, %2, %4 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_patterns_requiring_constant_operands_see_only_ops_that_have_them():
+    seen = {"any": [], "all": [], "none": []}
+
+    def looking(kind, requires):
+        @rewrite_pattern(hlo.AddOp, requires=requires)
+        def look(op, rewriter) -> bool:
+            seen[kind].append(sum(type(v.owner) is hlo.ConstantOp for v in op.operation.operands))
+            return False
+        return look
+
+    patterns = [looking("any", "a constant operand"), looking("all", "constant operands"), looking("none", None)]
+    with make_context():
+        m = ir.Module.parse(ADDS)
+        apply_patterns(m, patterns, fold=False)
+        assert str(m) == str(ir.Module.parse(ADDS))
+    assert sorted(seen["none"]) == [0, 0, 1, 2]  # every add
+    assert sorted(seen["any"]) == [1, 2]
+    assert seen["all"] == [2]
+    with pytest.raises(ValueError, match="requires"):
+        rewrite_pattern(hlo.AddOp, requires="a splat")
+
+
+def test_pattern_sets_are_built_once_per_context_and_patterns():
+    from hlograph.passes.patterns import core
+
+    calls = []
+
+    @rewrite_pattern(hlo.NegOp)
+    def counting(op, rewriter) -> bool:
+        calls.append(1)
+        return fold_double_negate.fn(op, rewriter)
+
+    for _ in range(2):  # a context of its own each time: its own set
+        with make_context() as ctx:
+            for _ in range(3):
+                m = ir.Module.parse(NEG_NEG)
+                apply_patterns(m, [counting])
+                assert "stablehlo.negate" not in str(m)
+            apply_patterns(ir.Module.parse(NEG_NEG), [counting, fold_double_negate])
+            entries = [e for e in core._FROZEN if e[1] in ((counting,), (counting, fold_double_negate))]
+            assert len(entries) == 2 and all(e[0] is ctx for e in entries)
+    assert calls  # the cached sets call the patterns
+
+
 def _element_type(dtype: np.dtype) -> ir.Type:
     from hlograph.xla.mlir import element_type
 
