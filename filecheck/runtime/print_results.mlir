@@ -7,7 +7,7 @@
 // CHECK-NEXT:        [-2,  5],
 // CHECK-NEXT:        [ 3, -6]], dtype=int16)
 // CHECK-NEXT: result 1: tensor<2xbf16>
-// CHECK-NEXT: array([-1.5, -inf], dtype=bfloat16)
+// CHECK-NEXT: array([-1.5, -inf], dtype={{bfloat16|dtype\(bfloat16\)}})
 // CHECK-NEXT: result 2: tensor<complex<f64>>
 // CHECK-NEXT: array(1.-2.j)
 // CHECK-NEXT: result 3: tensor<0xi1>
