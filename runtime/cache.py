@@ -19,8 +19,12 @@ executable. Beside them, ``<key>.hlgmod`` entries (same header) hold the
 optimized StableHLO module of a graph under a key computed from the graph itself
 (``compiler/graph_key.py``), with what compiling it needs (``ModuleEntry``): a
 process that finds one skips lowering and the pass pipeline, and then finds the
-executable under the module's key. Both kinds share the size bound and the LRU
-order. Entries are written to a temporary file in the same directory
+executable under the module's key. ``<key>.hlgplan`` entries hold what
+``runtime.compile_plan`` decided for a module it had to parse (the compile
+options, whether loops were rolled or chains cut), under a key from the module's
+fingerprint: a warm process then loads the executable without parsing the module
+or planning again (``load_plan``, ``load_cached``). All kinds share the size
+bound and the LRU order. Entries are written to a temporary file in the same directory
 and renamed into place, so readers see a whole entry or none. An entry that is
 missing, truncated, corrupt, stored under another key or that jaxlib cannot
 load is a miss (a damaged one is logged as a warning on ``hlograph.cache``):
@@ -53,7 +57,8 @@ __all__ = [
     "ENV_DIR", "ENV_MAX_BYTES", "DEFAULT_MAX_BYTES", "ExecutableCache", "CacheEntry",
     "cache_dir", "default_cache_dir", "max_bytes", "get_cache", "cache_key",
     "compile_cached", "stats", "reset_stats", "MODULE_SUFFIX", "ModuleEntry", "load_module",
-    "store_module", "count_module_skip",
+    "store_module", "count_module_skip", "PLAN_SUFFIX", "StoredPlan", "load_plan", "store_plan",
+    "load_cached",
 ]
 
 ENV_DIR = "HLOGRAPH_CACHE_DIR"
@@ -67,10 +72,12 @@ HEADER = struct.Struct("<8sI32sQ32s")
 SUFFIX = ".hlgexe"
 #: the suffix of optimized-module entries (found by a graph's key)
 MODULE_SUFFIX = ".hlgmod"
-_ENTRY_NAME = re.compile(r"[0-9a-f]{64}(?:" + re.escape(SUFFIX) + "|" + re.escape(MODULE_SUFFIX) + ")")
+#: the suffix of compile-plan entries (found by a module's fingerprint)
+PLAN_SUFFIX = ".hlgplan"
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}(?:" + "|".join(map(re.escape, (SUFFIX, MODULE_SUFFIX, PLAN_SUFFIX))) + ")")
 #: the counter names of each kind of entry: executables count ``corrupt``, ``writes``,
 #: ``write_errors``; modules the same names with a ``module_`` prefix
-_KIND_PREFIX = {SUFFIX: "", MODULE_SUFFIX: "module_"}
+_KIND_PREFIX = {SUFFIX: "", MODULE_SUFFIX: "module_", PLAN_SUFFIX: "plan_"}
 _TMP_PREFIX = ".tmp-"
 #: temporary files older than this were left by writers that died mid-write
 _STALE_TMP_SECONDS = 3600.0
@@ -169,7 +176,8 @@ def cache_key(program: bytes, devices: Sequence, options, runtime: str) -> str:
 _stats_lock = threading.Lock()
 _STAT_NAMES = ("hits", "misses", "corrupt", "writes", "write_errors", "evictions", "uncached",
                "module_hits", "module_misses", "module_skipped", "module_corrupt", "module_writes",
-               "module_write_errors")
+               "module_write_errors", "plan_hits", "plan_misses", "plan_corrupt", "plan_writes",
+               "plan_write_errors")
 _stats = dict.fromkeys(_STAT_NAMES, 0)
 _warned_dirs: set[str] = set()
 
@@ -187,7 +195,9 @@ def stats() -> dict[str, int]:
     ``module_hits`` (lowering and passes skipped), ``module_misses`` (lowered),
     ``module_skipped`` (graphs that are not keyed, or whose module is not
     stored: see the ``hlograph.cache`` log for the reason), ``module_corrupt``,
-    ``module_writes`` and ``module_write_errors``."""
+    ``module_writes`` and ``module_write_errors``; for compile plans (``load_plan``):
+    ``plan_hits``, ``plan_misses``, ``plan_corrupt``, ``plan_writes`` and
+    ``plan_write_errors``."""
     with _stats_lock:
         return dict(_stats)
 
@@ -453,6 +463,38 @@ def _compile(client, bytecode: bytes, devices: Sequence, options):
     return loaded
 
 
+def _load(cache: "ExecutableCache", key: str, client, devices: Sequence, options):
+    """The executable stored under ``key``, loaded, or None (a miss or an entry
+    jaxlib cannot load, which is then rejected)."""
+    start = time.perf_counter()
+    payload = cache.read(key)
+    if payload is None:
+        return None
+    try:
+        loaded = pjrt.deserialize_executable(client, payload, devices, options)
+    except Exception:  # jaxlib cannot load it (a stray file with a valid header)
+        cache.reject(cache.path(key), "jaxlib cannot load it")
+        return None
+    cache.touch(key)
+    _count("hits")
+    log.CACHE.info("on-disk hit %s in %s: loaded in %.2f ms", key, cache.directory,
+                   (time.perf_counter() - start) * 1e3)
+    return loaded
+
+
+def load_cached(client, devices: Sequence, options, fingerprint: bytes):
+    """The executable of the module whose ``mlir.module_fingerprint`` is
+    ``fingerprint``, compiled with ``options`` for ``devices``, from the disk
+    cache; None when it is not there (nothing is compiled: ``compile_cached``
+    then needs the module)."""
+    cache = get_cache()
+    if cache is None:
+        return None
+    key = cache_key(fingerprint, devices, options, pjrt.runtime_fingerprint(client))
+    with _key_locks.hold(key):
+        return _load(cache, key, client, devices, options)
+
+
 def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerprint: bytes | None = None):
     """The loaded executable of ``bytecode`` for ``devices``: from the disk cache
     when it holds a valid entry, else compiled by PJRT and stored. The entry's
@@ -466,19 +508,9 @@ def compile_cached(client, bytecode: bytes, devices: Sequence, options, fingerpr
     program = bytecode if fingerprint is None else fingerprint
     key = cache_key(program, devices, options, pjrt.runtime_fingerprint(client))
     with _key_locks.hold(key):
-        start = time.perf_counter()
-        payload = cache.read(key)
-        if payload is not None:
-            try:
-                loaded = pjrt.deserialize_executable(client, payload, devices, options)
-            except Exception:  # jaxlib cannot load it (a stray file with a valid header)
-                cache.reject(cache.path(key), "jaxlib cannot load it")
-            else:
-                cache.touch(key)
-                _count("hits")
-                log.CACHE.info("on-disk hit %s in %s: loaded in %.2f ms", key, cache.directory,
-                               (time.perf_counter() - start) * 1e3)
-                return loaded
+        loaded = _load(cache, key, client, devices, options)
+        if loaded is not None:
+            return loaded
         _count("misses")
         log.CACHE.info("on-disk miss %s in %s: compiling", key, cache.directory)
         loaded = _compile(client, bytecode, devices, options)
@@ -579,3 +611,61 @@ def count_module_skip(reason: str, *args) -> None:
     (``reason % args``) on ``hlograph.cache``."""
     _count("module_skipped")
     log.CACHE.info("graph not keyed: " + reason, *args)
+
+
+# --- compile plans by module fingerprint ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredPlan:
+    """What ``runtime.compile_plan`` decided for one module: the compile options'
+    two choices and whether it changed the module (rolled loops, cut chains), so
+    the executable's key is known without parsing the module."""
+
+    ynn_fusion: bool
+    fusion_emitters: bool
+    changed: bool
+
+    def encode(self) -> bytes:
+        return json.dumps({"ynn_fusion": self.ynn_fusion, "fusion_emitters": self.fusion_emitters,
+                           "changed": self.changed}, separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, payload: bytes) -> "StoredPlan":
+        """Raises ValueError (or a subclass) on bytes ``encode`` did not make."""
+        meta = json.loads(payload)
+        values = [meta[k] for k in ("ynn_fusion", "fusion_emitters", "changed")]
+        if not all(type(v) is bool for v in values):
+            raise ValueError("not a plan")
+        return cls(*values)
+
+
+def load_plan(key: str) -> StoredPlan | None:
+    """The compile plan stored under ``key`` (``runtime.executables.plan_key``), or
+    None (the cache is off, there is none, or it is damaged)."""
+    cache = get_cache()
+    if cache is None:
+        return None
+    payload = cache.read(key, PLAN_SUFFIX)
+    plan = None
+    if payload is not None:
+        try:
+            plan = StoredPlan.decode(payload)
+        except (ValueError, KeyError, TypeError):
+            cache.reject(cache.path(key, PLAN_SUFFIX), "not a plan entry")
+    if plan is None:
+        _count("plan_misses")
+        return None
+    cache.touch(key, PLAN_SUFFIX)
+    _count("plan_hits")
+    log.CACHE.info("plan %s loaded from %s: the module is not parsed", key, cache.directory)
+    return plan
+
+
+def store_plan(key: str, plan: StoredPlan) -> bool:
+    """Stores ``plan`` under ``key``; False when the cache is off or the write failed."""
+    cache = get_cache()
+    if cache is None or not cache.write(key, plan.encode(), PLAN_SUFFIX):
+        return False
+    cache.evict()
+    return True

@@ -13,9 +13,9 @@ from ..frontend.types import TensorType
 from ..xla import ffi, log, mlir, pjrt
 from ..xla.pjrt import DeviceArray
 from . import devices
-from .cache import compile_cached
+from .cache import StoredPlan, compile_cached, load_cached, load_plan, store_plan
 
-__all__ = ["get_client", "compile_bytecode", "module_compile_options", "CompilePlan", "compile_plan",
+__all__ = ["get_client", "compile_bytecode", "module_compile_options", "CompilePlan", "compile_plan", "plan_key",
            "Executable", "clear_cache", "cache_size"]
 
 _lock = threading.RLock()
@@ -50,15 +50,50 @@ def compile_bytecode(bytecode: bytes, platform: str | None = "cpu", device=None,
             log.CACHE.info("in-memory hit %s for %s", program.hex(), device)
             return exe, device
     log.CACHE.debug("in-memory miss %s for %s", program.hex(), device)
-    plan = compile_plan(client, bytecode, device, dots)
-    if plan.changed and fingerprint is not None:  # the executable's key covers the changes
-        fingerprint = hashlib.sha256(_PLAN_KEY + fingerprint).digest()
-    exe = compile_cached(client, plan.bytecode, [device], plan.options, fingerprint)
+    exe = None
+    # a module compile_plan would parse: what it decided in an earlier process gives
+    # the executable's key without parsing the module again (runtime.cache, plans)
+    stored_key = (plan_key(client, device, fingerprint)
+                  if fingerprint is not None and client.platform == "cpu"
+                  and not pjrt.small_for_fusion_policy(bytecode) else None)
+    stored = load_plan(stored_key) if stored_key is not None else None
+    if stored is not None:
+        options = pjrt.compile_options(device, ynn_fusion=stored.ynn_fusion,
+                                       fusion_emitters=stored.fusion_emitters)
+        exe = load_cached(client, [device], options, _planned(fingerprint, stored.changed))
+    if exe is None:
+        plan = compile_plan(client, bytecode, device, dots)
+        exe = compile_cached(client, plan.bytecode, [device], plan.options,
+                             _planned(fingerprint, plan.changed))
+        if stored_key is not None and plan.parsed:
+            store_plan(stored_key, StoredPlan(plan.ynn_fusion, plan.fusion_emitters, plan.changed))
     with _lock:
         _cache[key] = exe
         while len(_cache) > _CACHE_CAPACITY:
             _cache.popitem(last=False)
     return exe, device
+
+
+def _planned(fingerprint: bytes | None, changed: bool) -> bytes | None:
+    """The executable key's program part for a module of ``fingerprint`` that
+    ``compile_plan`` changed (or not): the changes are a function of the module."""
+    if changed and fingerprint is not None:
+        return hashlib.sha256(_PLAN_KEY + fingerprint).digest()
+    return fingerprint
+
+
+def plan_key(client, device, fingerprint: bytes) -> str:
+    """The key of ``compile_plan``'s decisions for the module of ``fingerprint`` on
+    ``device``: they depend on the module, the plan's thresholds, the runtime
+    (jaxlib's custom-call targets) and ``$HLOGRAPH_XLA_FUSION_EMITTERS``."""
+    h = hashlib.sha256(b"hlograph compile plan v1\0" + _PLAN_KEY)
+    for part in (pjrt.runtime_fingerprint(client), f"{device.platform}|{device.device_kind}",
+                 repr(pjrt.fusion_emitters_setting()), repr((pjrt.FUSION_EMITTERS_MAX_OPS,
+                 pjrt.FUSION_EMITTERS_MAX_ELEMENTS, pjrt.FUSION_EMITTERS_MAX_DEPTH,
+                 pjrt.YNN_FUSION_MAX_DOTS, pjrt.YNN_FUSION_MAX_WORK, pjrt.YNN_FUSION_MIN_CHAIN_WORK))):
+        h.update(part.encode() + b"\0")
+    h.update(fingerprint)
+    return h.hexdigest()
 
 
 #: what the on-disk key of an executable compiled from a module ``compile_plan``
@@ -77,6 +112,12 @@ class CompilePlan(NamedTuple):
     options: Any
     loops: int = 0
     cuts: int = 0
+    #: the two choices ``options`` were made with
+    ynn_fusion: bool = True
+    fusion_emitters: bool = True
+    #: whether the module had to be parsed to decide (a warm process that finds the
+    #: plan stored under ``plan_key`` then skips that)
+    parsed: bool = False
 
     @property
     def changed(self) -> bool:
@@ -105,11 +146,13 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
         return CompilePlan(bytecode, pjrt.compile_options(device))
     forced = pjrt.fusion_emitters_setting()
     loops = cuts = 0
+    parsed = False
     if forced is not None or pjrt.small_for_fusion_policy(bytecode):
         emitters = True if forced is None else forced
         if dots is None:
             dots = mlir.bytecode_dot_shapes(bytecode)
     else:
+        parsed = True
         with mlir.make_context() as ctx:
             module = mlir.ir.Module.parse(bytes(bytecode), ctx)
             if dots is None:
@@ -144,9 +187,9 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
             if loops or cuts:
                 bytecode = mlir.module_to_bytecode(module)
             emitters = pjrt.fusion_emitters_for(size)
-    options = pjrt.compile_options(device, ynn_fusion=pjrt.ynn_fusion_wanted(dots),
-                                   fusion_emitters=emitters)
-    return CompilePlan(bytecode, options, loops, cuts)
+    ynn = pjrt.ynn_fusion_wanted(dots)
+    options = pjrt.compile_options(device, ynn_fusion=ynn, fusion_emitters=emitters)
+    return CompilePlan(bytecode, options, loops, cuts, ynn, emitters, parsed)
 
 
 def _may_have_dots(bytecode: bytes) -> bool:

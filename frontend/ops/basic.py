@@ -5,7 +5,7 @@ axis normalization and the checks of static int and shape arguments."""
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -109,9 +109,11 @@ def promote(*args: Any, dtype: Any = None) -> list[Variable]:
     return [as_variable(a, dt) for a in args]
 
 
-def broadcast_shapes(*shapes: Sequence[int | None], op: str = "broadcast") -> tuple[int | None, ...]:
+def broadcast_shapes(*shapes: Sequence[int | None], op: "str | Callable[[], str]" = "broadcast"
+                     ) -> tuple[int | None, ...]:
     """NumPy broadcasting of static shapes; ``None`` dims broadcast with anything but
-    an incompatible known size."""
+    an incompatible known size. ``op`` names the caller in the error (a callable
+    is called only then: graph building formats nothing it does not show)."""
     ndim = max((len(s) for s in shapes), default=0)
     out: list[int | None] = []
     for i in range(ndim):
@@ -123,7 +125,7 @@ def broadcast_shapes(*shapes: Sequence[int | None], op: str = "broadcast") -> tu
             ints = {d for d in known if type(d) is not SymDim}
             if len(ints) > 1:
                 raise ValueError(
-                    f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast")
+                    f"{_name(op)}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast")
             if ints:
                 out.append(ints.pop())
             else:
@@ -135,7 +137,7 @@ def broadcast_shapes(*shapes: Sequence[int | None], op: str = "broadcast") -> tu
             continue
         if len(known) > 1:
             raise ValueError(
-                f"{op}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast"
+                f"{_name(op)}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast"
             )
         if known:
             out.append(known.pop())
@@ -145,6 +147,10 @@ def broadcast_shapes(*shapes: Sequence[int | None], op: str = "broadcast") -> tu
         else:
             out.append(1)
     return tuple(out)
+
+
+def _name(op: "str | Callable[[], str]") -> str:
+    return op() if callable(op) else op
 
 
 def normalize_axis(axis: int, ndim: int, op: str) -> int:

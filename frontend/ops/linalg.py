@@ -130,7 +130,7 @@ class DotGeneral(Op):
         batch = broadcast_shapes(
             tuple(a.shape[d] for d in self.batch[0]),
             tuple(b.shape[d] for d in self.batch[1]),
-            op=f"{self}: batch dims of {a.type} and {b.type}",
+            op=lambda: f"{self}: batch dims of {a.type} and {b.type}",
         )
         shape = (
             batch
@@ -315,7 +315,7 @@ def matmul(a: Any, b: Any, *, axes: Any = None, axis: Any = None, keepdims: bool
     batch_a = tuple(range(a.ndim - 2)) if a.ndim > 2 else ()
     batch_b = tuple(range(b.ndim - 2)) if b.ndim > 2 else ()
     broadcast_shapes(tuple(a.shape[:len(batch_a)]), tuple(b.shape[:len(batch_b)]),
-                     op=f"matmul: stacked matrices of {a.type} and {b.type}")
+                     op=lambda: f"matmul: stacked matrices of {a.type} and {b.type}")
     return DotGeneral(((ca,), (cb,)), (batch_a, batch_b))(a, b)
 
 
@@ -729,7 +729,7 @@ class LinalgOp(Op):
                     f"got {xs[i].type}"
                 )
         batch = broadcast_shapes(*(x.shape[:x.ndim - k] for x, k in zip(xs, core)),
-                                 op=f"{self}: leading dims")
+                                 op=lambda: f"{self}: leading dims")
         cores = [tuple(x.shape[x.ndim - k:]) for x, k in zip(xs, core)]
         self.check_cores(cores, xs)
         outs = [TensorType(dt, batch + tuple(shape)) for dt, shape in self.core_types(xs[0].dtype, *cores)]

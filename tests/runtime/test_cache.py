@@ -556,3 +556,84 @@ def test_same_program_built_elsewhere_hits(cache_dir):
     # in memory too: no disk read for the same program again
     lb.compile()
     assert cache.stats()["hits"] == 1
+
+
+# --- compile plans ---------------------------------------------------------------------
+
+def _big_graph(n: int = 600) -> hg.Graph:
+    """A graph whose module ``compile_plan`` parses (too long to be small for the size
+    policy) and rolls (a run of repeated ops)."""
+    x = hg.tensor("x", (6,), "float32")
+    y = x
+    for i in range(n):
+        y = hg.sin(y) if i % 2 else y + x
+    return hg.Graph([x], y)
+
+
+def test_stored_plan_loads_the_executable_without_planning(cache_dir, monkeypatch):
+    g = _big_graph()
+    first = _run_one(g)
+    s = cache.stats()
+    assert s["plan_writes"] == 1 and s["misses"] == 1
+    (plan_file,) = cache_dir.glob("*" + cache.PLAN_SUFFIX)
+    stored = cache.StoredPlan.decode(cache.ExecutableCache(cache_dir).read(
+        plan_file.name[: -len(cache.PLAN_SUFFIX)], cache.PLAN_SUFFIX))
+    assert stored.changed  # the run of repeated ops was rolled into a loop
+
+    executables.clear_cache()
+
+    def no_planning(*args, **kwargs):
+        raise AssertionError("the module was planned again")
+
+    monkeypatch.setattr(executables, "compile_plan", no_planning)
+    again = _run_one(g)
+    s = cache.stats()
+    assert s["plan_hits"] == 1 and s["hits"] == 1 and s["misses"] == 1
+    np.testing.assert_array_equal(again, first)
+
+
+def test_damaged_plan_is_a_miss_and_planned_again(cache_dir):
+    g = _big_graph()
+    first = _run_one(g)
+    (plan_file,) = cache_dir.glob("*" + cache.PLAN_SUFFIX)
+    key = plan_file.name[: -len(cache.PLAN_SUFFIX)]
+    cache.ExecutableCache(cache_dir).write(key, b'{"ynn_fusion": 1}', cache.PLAN_SUFFIX)
+    executables.clear_cache()
+    again = _run_one(g)
+    s = cache.stats()
+    assert s["plan_corrupt"] == 1 and s["plan_writes"] == 3 and s["hits"] == 1  # the test wrote one
+    np.testing.assert_array_equal(again, first)
+    assert cache.StoredPlan.decode(cache.ExecutableCache(cache_dir).read(key, cache.PLAN_SUFFIX)).changed
+
+
+def test_plan_whose_executable_is_gone_compiles_again(cache_dir):
+    g = _big_graph()
+    first = _run_one(g)
+    for entry in _entries(cache_dir):
+        entry.unlink()
+    executables.clear_cache()
+    np.testing.assert_array_equal(_run_one(g), first)
+    s = cache.stats()
+    assert s["plan_hits"] == 1 and s["misses"] == 2 and len(_entries(cache_dir)) == 1
+
+
+def test_plan_key_covers_the_emitters_setting(monkeypatch):
+    client = executables.get_client("cpu")
+    device = client.local_devices()[0]
+    fingerprint = hashlib.sha256(b"a module").digest()
+    keys = set()
+    for setting in ("auto", "on", "off"):
+        monkeypatch.setenv(pjrt.FUSION_EMITTERS_ENV, setting)
+        keys.add(executables.plan_key(client, device, fingerprint))
+    keys.add(executables.plan_key(client, device, hashlib.sha256(b"another").digest()))
+    assert len(keys) == 4
+
+
+def test_small_modules_store_no_plan(cache_dir):
+    _run(_graph())
+    assert not list(cache_dir.glob("*" + cache.PLAN_SUFFIX))
+    assert cache.stats()["plan_writes"] == 0
+
+
+def _run_one(graph: hg.Graph) -> np.ndarray:
+    return hg.compile(graph, pipeline="O0").lower().compile()(_VALUES[0])
