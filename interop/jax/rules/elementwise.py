@@ -12,6 +12,7 @@ for half to even, ``integer_pow`` multiplies as jax does.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ....frontend.ops.autodiff import stop_gradient
@@ -34,9 +35,73 @@ for _name, _builder in {
     "is_finite": hg.isfinite, "abs": hg.abs, "sign": hg.sign, "neg": hg.negative,
     "square": hg.square, "erf": hg.erf, "erfc": hg.erfc, "erf_inv": hg.erfinv,
     "lgamma": hg.gammaln, "digamma": hg.digamma, "bessel_i0e": hg.i0e, "bessel_i1e": hg.i1e,
-    "real": hg.real, "imag": hg.imag, "population_count": hg.popcount,
+    "real": hg.real, "imag": hg.imag,
 }.items():
     _unary(_name, _builder)
+
+
+def _unsigned(x):
+    """The bits of an integer ``x`` as the unsigned integer of its width."""
+    return x if x.dtype.kind == "u" else hg.bitcast(x, np.dtype(f"uint{x.dtype.itemsize * 8}"))
+
+
+@register("population_count")
+def population_count(x):
+    # jax counts the bits of the two's complement (NumPy's bitwise_count those of |x|)
+    return hg.astype(hg.popcount(_unsigned(x)), x.dtype)
+
+
+@register("clz")
+def clz(x):
+    # the leading zeros: the width minus the 1 bits once every bit below the highest
+    # set one is set too
+    u = _unsigned(x)
+    bits = u.dtype.itemsize * 8
+    shift = 1
+    while shift < bits:
+        u = hg.bitwise_or(u, hg.right_shift(u, const(shift, u.dtype)))
+        shift *= 2
+    count = hg.subtract(const(bits, u.dtype), hg.astype(hg.popcount(u), u.dtype))
+    return hg.astype(count, x.dtype)
+
+
+_FLOAT_BITS = {np.dtype(np.float16): (5, 10), np.dtype(ml_dtypes.bfloat16): (8, 7), np.dtype(np.float32): (8, 23),
+               np.dtype(np.float64): (11, 52)}
+
+
+@register("reduce_precision")
+def reduce_precision(x, *, exponent_bits, mantissa_bits):
+    """``lax.reduce_precision`` as XLA computes it on the bits: the mantissa rounded to
+    ``mantissa_bits`` (to nearest, ties to even), exponents beyond ``exponent_bits``'
+    range to infinity (overflow) or a signed zero (underflow), NaNs kept."""
+    dtype = x.dtype
+    if dtype not in _FLOAT_BITS:
+        raise Unsupported(f"reduce_precision of {dtype}")
+    src_exp, src_man = _FLOAT_BITS[dtype]
+    exp_bits, man_bits = int(exponent_bits), int(mantissa_bits)
+    nbits = dtype.itemsize * 8
+    u = np.dtype(f"uint{nbits}")
+    c = lambda v: const(v, u)  # noqa: E731
+    bits = hg.bitcast(x, u)
+    if man_bits < src_man:
+        drop = src_man - man_bits
+        last = 1 << drop
+        last_bit = hg.right_shift(hg.bitwise_and(bits, c(last)), c(drop))
+        bias = hg.add(last_bit, c((last >> 1) - 1))
+        mask = ((1 << nbits) - 1) & ~(last - 1)
+        bits = hg.bitwise_and(hg.add(bits, bias), c(mask))
+    if exp_bits < src_exp:
+        sign_mask = 1 << (nbits - 1)
+        exp_mask = ((1 << src_exp) - 1) << src_man
+        exp_bias = (1 << (src_exp - 1)) - 1
+        reduced_bias = (1 << (exp_bits - 1)) - 1
+        exponent = hg.bitwise_and(bits, c(exp_mask))
+        overflows = hg.greater(exponent, c((exp_bias + reduced_bias) << src_man))
+        underflows = hg.less_equal(exponent, c((exp_bias - reduced_bias) << src_man))
+        signed_zero = hg.bitwise_and(bits, c(sign_mask))
+        signed_inf = hg.bitwise_or(signed_zero, c(exp_mask))
+        bits = hg.where(overflows, signed_inf, hg.where(underflows, signed_zero, bits))
+    return hg.where(hg.isnan(x), x, hg.bitcast(bits, dtype))
 
 
 @register("conj")

@@ -1,6 +1,7 @@
 """Shape primitives: ``broadcast_in_dim``, ``reshape``, ``squeeze``,
 ``expand_dims``, ``transpose``, ``rev``, ``pad``, ``concatenate``, ``split``,
-``iota``, and the layout annotations that compute nothing
+``iota``, ``stack``, ``tile``, ``empty``/``empty2`` (zeros: jax leaves
+the values unspecified), and the layout annotations that compute nothing
 (``sharding_constraint``, ``reshard``, ``mesh_cast``)."""
 
 from __future__ import annotations
@@ -103,6 +104,30 @@ def pad(x, value, *, padding_config):
     if any(lo or hi for lo, hi in widths):
         x = Pad(widths)(x, value)
     return x
+
+
+@register("stack")
+def stack(*xs, axis):
+    return hg.stack(list(xs), axis=int(axis))
+
+
+@register("tile")
+def tile(x, *, reps):
+    reps = ints(reps)
+    return x if all(r == 1 for r in reps) else hg.tile(x, reps)
+
+
+@register("empty", "empty2")
+def empty(*dyn_shape, dtype, shape=(), **params):
+    # an array whose values jax leaves unspecified (the zeros of a transposed
+    # loop's unused outputs): zeros
+    if dyn_shape:
+        raise Unsupported("dynamic shapes")
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise Unsupported(f"an empty array of {dtype}") from None
+    return hg.zeros(ints(shape), dtype=dt)
 
 
 @register("sharding_constraint", "reshard", "mesh_cast")

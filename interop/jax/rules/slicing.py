@@ -15,7 +15,9 @@ values, which are transposed into jax's dim order (for a scatter, the updates
 are transposed into the indexed layout instead). Start indices are clamped so
 that a whole window fits, as XLA does; in ``FILL_OR_DROP`` mode a gather
 fills the windows that do not fit with the fill value and a scatter drops them
-(their index is moved out of range, which hlograph's scatter drops).
+(their index is moved out of range, which hlograph's scatter drops). A scatter
+whose function ignores its updates (``x.at[idx].apply(fn)``) applies ``fn`` as
+many times as an element is indexed, as XLA does.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from jax import lax
 
 from ....frontend.graph import Variable
+from ..avals import Literal
 from ..registry import Unsupported, register
 from .common import const, hg, ints, place, static_value
 
@@ -188,7 +191,8 @@ def _scatter(name: str):
         if name == "scatter" and update_jaxpr is not None:
             jaxpr = getattr(update_jaxpr, "jaxpr", update_jaxpr)
             if jaxpr.eqns or len(jaxpr.invars) != 2 or jaxpr.outvars[0] is not jaxpr.invars[1]:
-                raise Unsupported("a scatter with its own update function")
+                return _scatter_apply(operand, indices, updates, update_jaxpr, update_consts,
+                                      dimension_numbers, mode)
         dn = dimension_numbers
         mode = _mode(mode)
         window_dims = ints(dn.update_window_dims)
@@ -212,6 +216,38 @@ def _scatter(name: str):
 
     rule.__name__ = rule.__qualname__ = name.replace("-", "_")
     return rule
+
+
+def _scatter_apply(operand, indices, updates, update_jaxpr, update_consts, dimension_numbers, mode):
+    """A scatter whose function ignores the updates (``x.at[idx].apply(fn)``): XLA applies
+    it once per update, so an element indexed ``c`` times is ``fn`` applied ``c`` times
+    (the counts: a scatter-add of ones; the repeated application: a loop up to the
+    largest count, jax's, traced and imported)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax as jlax
+
+    from .control import inline
+    closed = update_jaxpr if hasattr(update_jaxpr, "jaxpr") else None
+    jaxpr = closed.jaxpr if closed is not None else update_jaxpr
+    consts = list(closed.consts) if closed is not None else list(update_consts)
+    used = {v for e in jaxpr.eqns for v in e.invars if not isinstance(v, Literal)} | set(jaxpr.outvars)
+    if len(jaxpr.invars) != 2 or jaxpr.invars[1] in used:
+        raise Unsupported("a scatter combining the operand with the updates by a function of its own")
+    int32 = np.dtype(np.int32)
+    counts = _scatter("scatter-add")(hg.zeros(tuple(operand.shape), dtype=int32), indices,
+                                     hg.ones(tuple(updates.shape), dtype=int32),
+                                     dimension_numbers=dimension_numbers, mode=mode)
+    dummy = np.zeros((), jaxpr.invars[1].aval.dtype)
+    fn = jnp.vectorize(lambda v: jax.core.eval_jaxpr(jaxpr, consts, v, dummy)[0])
+
+    def repeated(x, c):
+        return jlax.fori_loop(0, jnp.max(c, initial=0), lambda i, x: jnp.where(c > i, fn(x), x), x)
+
+    with jax.enable_x64(bool(jax.config.jax_enable_x64) or operand.dtype.itemsize == 8):
+        traced = jax.make_jaxpr(repeated)(jax.ShapeDtypeStruct(tuple(operand.shape), operand.dtype),
+                                          jax.ShapeDtypeStruct(tuple(operand.shape), int32))
+    return inline(traced, operand, counts)[0]
 
 
 for _name in _SCATTER_MODES:

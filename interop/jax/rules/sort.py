@@ -1,13 +1,16 @@
-"""``sort`` (one or several operands, one or several keys) and ``top_k``.
+"""``sort`` (one or several operands, one or several keys), ``top_k`` and ``approx_top_k``.
 
 A sort of several operands orders them all by the keys (the first
 ``num_keys`` operands, the first one most significant): the stable argsort of
 the keys, then each operand gathered along the sort axis. ``jnp.argsort`` is
-such a sort of the values and an iota."""
+such a sort of the values and an iota. ``approx_top_k`` (``lax.approx_max_k``
+/ ``approx_min_k``) is the exact top k, as XLA computes it off TPUs."""
 
 from __future__ import annotations
 
-from ..registry import register
+import numpy as np
+
+from ..registry import Unsupported, register
 from .common import hg
 
 
@@ -34,3 +37,19 @@ def top_k(x, *, k, axis=-1):
     if axis != last:
         values, indices = hg.moveaxis(values, last, axis), hg.moveaxis(indices, last, axis)
     return [values, indices]
+
+
+@register("approx_top_k")
+def approx_top_k(x, *, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, **params):
+    # off TPUs XLA computes the exact top k (the recall target is a TPU tuning knob)
+    if not aggregate_to_topk:
+        raise Unsupported("approximate results not aggregated to the top k")
+    axis = int(reduction_dimension) % x.ndim
+    if is_max_k:
+        return top_k(x, k=int(k), axis=axis)
+    perm = hg.argsort(x, axis=axis, stable=True)
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(0, int(k))
+    perm = perm[tuple(index)]
+    return [hg.take_along_axis(x, perm, axis=axis), hg.astype(perm, np.int32)]
