@@ -162,3 +162,13 @@ def test_runtime_values_match_for_every_call(rng):
         np.testing.assert_allclose(got[0], np.exp(xv) * 2, *TOL["float64"])
         np.testing.assert_allclose(got[1], xv.sum(), *TOL["float64"])
     assert not hgpt.compiled_graph(fn).specialized
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint8"])
+def test_gammaln_is_exact_at_its_zeros(dtype):
+    # gammaln(1) = gammaln(2) = 0 exactly, as PyTensor computes it, in float32 too
+    x = pt.vector("x", dtype=dtype)
+    vals = np.array([1, 2, 3, 5], dtype=dtype)
+    fn, res = compare_hlograph_and_py([x], pt.gammaln(x), [vals], rtol=1e-6, atol=0)
+    assert res.dtype == np.float32
+    assert res[0] == 0 and res[1] == 0

@@ -223,6 +223,22 @@ def test_cpu_rule_is_used_on_the_cpu(name):
     assert '"stablehlo.case"' not in _lowered_text(name, "float64", "cpu")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(TRIG))
+def test_no_abs_outside_the_branch(name, dtype):
+    # the huge-argument test and the small-argument one compare x itself: an |x| that both
+    # the test and the branch compute XLA hoists out of the conditional and writes to
+    # memory, one more pass over the tensor. Outside the branches: one fusion over x (the
+    # test), then the reduction's smaller ones
+    n = fast_math.DEFAULT_MIN_ELEMENTS
+    v = hg.tensor("x", (n,), dtype)
+    text = hg.compile(hg.Graph([v], getattr(hg, name)(v)), platform="cpu").lower().compile().as_text()
+    entry = text[text.index("\nENTRY"):]
+    assert " conditional(" in entry
+    full = [line for line in entry.splitlines() if " fusion(" in line and f"[{n}]" in line.split(" fusion(")[0]]
+    assert len(full) == 1 and "pred[" in full[0], full
+
+
 @pytest.mark.parametrize("platform", ["gpu", "tpu"])
 @pytest.mark.parametrize("name", sorted(FUNCS))
 def test_default_rule_on_other_platforms(name, platform):
