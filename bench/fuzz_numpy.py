@@ -9,7 +9,8 @@ compared with NumPy's. Each failure is printed shrunk to the one or two ops that
 still fail (``--no-shrink`` prints the whole program), followed by a summary by
 failing op. Exits 1 when anything failed, 0 otherwise. ``--subnormals`` adds
 subnormal inputs, which XLA:CPU flushes to zero (a documented difference: see
-README.md, "NumPy semantics: the documented differences").
+README.md, "NumPy semantics: the documented differences"); a compiled result that
+equals NumPy's run with every subnormal flushed is no failure.
 """
 
 from __future__ import annotations

@@ -134,3 +134,67 @@ def test_pinv_of_empty_integer_matrices_of_unknown_dims_is_documented():
     stack = np.zeros((0, 2, 3), np.int8)  # an empty stack: float64 in both
     assert fuzz.check(fuzz.Program([stack.shape], [stack.dtype], [(True, False, False)], [stack], [step],
                                    outputs=[1])) is None
+
+
+def test_astype_runs_and_undefined_casts_are_recognized():
+    # numpy.astype takes its dtype positionally; casts C leaves undefined (NaN, inf,
+    # floats past the integer type) saturate when compiled (README, "Undefined inputs")
+    v = np.array([-1.48, 300.0, np.nan, 2.5], np.float32)
+    step = fuzz.Step("astype", [0], {"dtype": np.dtype("uint8")})
+    program = fuzz.Program([v.shape], [v.dtype], [(False,)], [v], [step], outputs=[1])
+    assert fuzz._numpy_run(program)[1].dtype == np.uint8
+    assert fuzz.check(program) is None
+    assert fuzz._undefined_cast(v, np.dtype("uint8"))
+    assert not fuzz._undefined_cast(np.array([0.0, 2.5, 255.9], np.float32), np.dtype("uint8"))
+    assert not fuzz._undefined_cast(v, np.dtype("float16"))
+    ok = np.array([0.0, 2.5, -1.5], np.float32)
+    program = fuzz.Program([ok.shape], [ok.dtype], [(False,)], [ok],
+                           [fuzz.Step("cumsum", [0], {"dtype": np.dtype("int8")})], outputs=[1])
+    assert fuzz.check(program) is None
+
+
+def test_python_scalars_may_come_first():
+    rng = np.random.default_rng(0)
+    specs = tuple(s for s in fuzz.SPECS if s.name in ("add", "subtract", "power"))
+    first = 0
+    for _ in range(60):
+        program = fuzz.generate(rng, n_steps=1, specs=specs)
+        first += any(isinstance(st.args[0], tuple) for st in program.steps)
+    assert first
+
+
+def test_ill_conditioned_matrices_are_not_drawn_for_inverses():
+    # inner of a 4 x 2 and a 3 x 2 matrix is 4 x 3 of rank 2: its pinv inverts rounding noise
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(4, 2)).astype(np.complex64)
+    b = rng.normal(size=(3, 2)).astype(np.complex64)
+    assert not fuzz._well_conditioned(np.inner(a, b))
+    assert fuzz._well_conditioned(np.eye(3, dtype=np.float32))
+    assert fuzz._well_conditioned(np.zeros((2, 2)))  # exactly singular: NumPy's result is exact
+
+
+def test_subnormal_flush_is_recognized_in_compiled_runs_only():
+    # XLA:CPU flushes subnormals (README, the documented differences): a compiled result
+    # that equals NumPy's run with subnormals flushed is no failure; hg.evaluate keeps them
+    tiny = np.finfo(np.float32).smallest_subnormal
+    v = np.array([tiny, -tiny, 1.5], np.float32)
+    program = fuzz.Program([v.shape], [v.dtype], [(False,)], [v], [fuzz.Step("frexp", [0], {})],
+                           outputs=[1, 2])
+    assert fuzz.check(program, evaluate=False) is None
+    flushed = fuzz.flush_subnormals(v)
+    assert flushed[0] == 0 and np.signbit(flushed[1]) and flushed[2] == 1.5
+    # ldexp of normal values to subnormal results
+    w = np.array([3.0, 1.0], np.float32)
+    e = np.array([-128, -3], np.int8)
+    program = fuzz.Program([w.shape, e.shape], [w.dtype, e.dtype], [(False,), (False,)], [w, e],
+                           [fuzz.Step("ldexp", [0, 1], {})], outputs=[2])
+    assert fuzz.check(program) is None
+
+
+def test_a_wrong_value_with_subnormals_about_is_still_caught(monkeypatch):
+    tiny = np.finfo(np.float32).smallest_subnormal
+    v = np.array([tiny, 2.0], np.float32)
+    program = fuzz.Program([v.shape], [v.dtype], [(False,)], [v], [fuzz.Step("negative", [0], {})],
+                           outputs=[1])
+    monkeypatch.setattr(hg, "negative", hg.positive)
+    assert fuzz.check(program, evaluate=False) is not None

@@ -28,7 +28,7 @@ unary("rint", m.rint, "int32", (4,))
 # CHECK: stablehlo.while
 # CHECK: stablehlo.reduce
 # CHECK-SAME: applies stablehlo.or
-# CHECK: stablehlo.remainder {{.*}} : tensor<4xi32>
+# CHECK: stablehlo.remainder {{.*}} : tensor<4xui32>
 # CHECK: return {{.*}} : tensor<4xi32>
 binary("gcd", m.gcd, "int32", (4,), (4,))
 

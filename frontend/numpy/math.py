@@ -131,7 +131,10 @@ def frexp(x: Any) -> tuple[Variable, Variable]:
     x, loop = _unary_loop(np.frexp, "frexp", x)
     dt, edt = loop[1], loop[2]
     ax = ew.abs(x)
-    regular = ew.logical_and(ew.isfinite(x), ew.not_equal(x, 0))
+    # nonzero after an exact scaling: a device that flushes subnormals sees a subnormal
+    # as the zero it computes with (frexp(0) is (0, 0)), not as a nonzero whose log2 is -inf
+    scaled = ew.multiply(ax, Constant(np.asarray(2.0 ** (np.finfo(dt).nmant + 1), dt)))
+    regular = ew.logical_and(ew.isfinite(x), ew.not_equal(scaled, 0))
     safe = ew.where(regular, ax, 1)
     e = ew.astype(ew.floor(ew.log2(safe)), _INT32) + 1
     # log2 may be off by one near powers of two: correct so that 0.5 <= |m| < 1.
@@ -152,16 +155,20 @@ def _scale(x: Variable, k: Variable, dt: np.dtype) -> Variable:
 def ldexp(x1: Any, x2: Any) -> Variable:
     """``x1 * 2**x2`` for integer ``x2``, as numpy.ldexp (ints in ``x1`` give NumPy's float).
     Results that overflow are infinite; subnormal results may be flushed to zero on a device."""
+    # a Python int or float is weak (NEP 50): NumPy's loop for ldexp(2, int64) is float16's
+    weak = [type(v) if type(v) in (int, float) else None for v in (x1, x2)]
     x1, x2 = as_variable(x1), as_variable(x2)
-    if not is_integer(x2.dtype):
+    if not (is_integer(x2.dtype) or x2.dtype == np.bool_):
         raise TypeError(f"ldexp: exponent 'x2' must be an integer array, got {x2.type}")
-    loop = _loop(np.ldexp, "ldexp", x1.dtype, x2.dtype)
+    loop = _loop(np.ldexp, "ldexp", weak[0] or x1.dtype, weak[1] or x2.dtype)
     x1 = as_variable(x1, loop[0])
     dt = loop[-1]
     info = np.finfo(dt)
     # beyond this every finite nonzero result overflows or underflows
     bound = int(info.maxexp - info.minexp + info.nmant + 2)
-    k = ew.minimum(x2, bound) if x2.dtype.kind == "u" else ew.clip(x2, -bound, bound)
+    # the exponent in the loop's int type first (as NumPy's loop casts it: bool, int8 and
+    # uint8 widen, uint64 wraps), so that the bounds fit the type of the clip
+    k = ew.clip(ew.astype(x2, loop[1]), -bound, bound)
     k = ew.astype(k, _INT32)
     # four steps: each power of two stays within the normal range
     q = ew.floor_divide(k, 4)
@@ -197,32 +204,42 @@ def _int_operands(name: str, x1: Any, x2: Any) -> tuple[Variable, Variable]:
     return broadcast_to(a, shape), broadcast_to(b, shape)
 
 
-def _gcd_abs(a: Variable, b: Variable) -> Variable:
+def _unsigned_abs(a: Variable) -> Variable:
+    """``|a|`` in the unsigned type of ``a``'s width, as NumPy's gcd and lcm take it
+    (``|int64 min|`` is 2**63, not the wrapped int64 min)."""
+    if a.dtype.kind == "u":
+        return a
+    return ew.astype(ew.abs(a), np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def _gcd_unsigned(a: Variable, b: Variable) -> Variable:
     def body(u, v):
         nz = ew.not_equal(v, 0)
         safe = ew.where(nz, v, 1)
         return ew.where(nz, v, u), ew.where(nz, ew.fmod(u, safe), 0)
 
-    out = while_loop(lambda u, v: any_(ew.not_equal(v, 0)), body, [ew.abs(a), ew.abs(b)])
+    out = while_loop(lambda u, v: any_(ew.not_equal(v, 0)), body, [a, b])
     return out[0]
 
 
 def gcd(x1: Any, x2: Any) -> Variable:
     """Greatest common divisor of ``|x1|`` and ``|x2|`` (``gcd(0, 0) == 0``), as numpy.gcd;
-    integers only. Euclid's algorithm in a loop that stops when every pair is done."""
+    integers only. Euclid's algorithm on the unsigned absolute values, as NumPy's, in a
+    loop that stops when every pair is done."""
     a, b = _int_operands("gcd", x1, x2)
-    return _gcd_abs(a, b)
+    return ew.astype(_gcd_unsigned(_unsigned_abs(a), _unsigned_abs(b)), a.dtype)
 
 
 def lcm(x1: Any, x2: Any) -> Variable:
     """Least common multiple of ``|x1|`` and ``|x2|`` (0 when either is 0), as numpy.lcm;
     integers only."""
     a, b = _int_operands("lcm", x1, x2)
-    g = _gcd_abs(a, b)
+    ua, ub = _unsigned_abs(a), _unsigned_abs(b)
+    g = _gcd_unsigned(ua, ub)
     zero = ew.equal(g, 0)
-    q = ew.floor_divide(ew.abs(a), ew.where(zero, 1, g))
-    # |a| // g * |b| wraps in the integer type as NumPy's does (no abs of the product)
-    return ew.where(zero, 0, ew.multiply(q, ew.abs(b)))
+    q = ew.floor_divide(ua, ew.where(zero, 1, g))
+    # |a| // g * |b| in the unsigned type, wrapping as NumPy's does, then cast back
+    return ew.astype(ew.where(zero, 0, ew.multiply(q, ub)), a.dtype)
 
 
 def heaviside(x1: Any, x2: Any) -> Variable:
@@ -294,6 +311,8 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     a = _moveaxis(a, normalize_axis(axisa, a.ndim, "cross"), a.ndim - 1)
     b = _moveaxis(b, normalize_axis(axisb, b.ndim, "cross"), b.ndim - 1)
     na, nb = a.shape[-1], b.shape[-1]
+    if na is None or nb is None:
+        raise ValueError(f"cross: the vector dims must be known, got {a.type} and {b.type}")
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError(f"cross: incompatible dimensions for cross product (dimension must "
                          f"be 2 or 3), got {na} and {nb}")

@@ -277,11 +277,14 @@ def _quantile_core(a: Any, q: Any, axis: Any, method: str, keepdims: bool, name:
     if np.any((qa < 0) | (qa > 1)) or np.any(np.isnan(qa)):
         bound = "[0, 100]" if scale != 1.0 else "[0, 1]"
         raise ValueError(f"{name}: quantiles must be in the range {bound}, got {q!r}")
-    if a.dtype == _BOOL:
-        raise TypeError(f"{name}: numpy boolean subtract is not supported; cast bool inputs first")
     axes = _axes(axis, a.ndim, name)
     for i in range(a.ndim):
         _static_dim(a, i, name)
+    if ignore_nan and 0 in a.shape:
+        # NumPy's nanquantile of an empty array is its nanmean: NaN, without a q dim
+        return nanmean(a, axis=axis, keepdims=keepdims)
+    if a.dtype == _BOOL:
+        raise TypeError(f"{name}: numpy boolean subtract is not supported; cast bool inputs first")
     y, keep_shape = _to_last(a, axes, name)
     n = y.shape[-1]
     nan_ok = is_float(a.dtype)

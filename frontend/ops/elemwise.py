@@ -966,6 +966,14 @@ def clip(x: Any, a_min: Any = None, a_max: Any = None, *, min: Any = None, max: 
     a_min = min if a_min is None else a_min
     a_max = max if a_max is None else a_max
     out = as_variable(x)
+    if out.dtype.kind in "iu":
+        # as numpy.clip: a Python int bound past the integer type's range bounds nothing
+        # (NEP 50 would refuse the value), e.g. clip(uint8, -1, 3) is minimum(x, 3)
+        info = np.iinfo(out.dtype)
+        if type(a_min) is int and a_min <= info.min:
+            a_min = None
+        if type(a_max) is int and a_max >= info.max:
+            a_max = None
     if a_min is not None:
         out = maximum(out, a_min)
     if a_max is not None:

@@ -613,7 +613,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
         if ord is None or ord == 2:
             out = sqrt(sum_(square(a), axis=ax))
         elif ord == np.inf:
-            out = max_(a, axis=ax)
+            out = max_(a, axis=ax, initial=0)  # 0 over an empty axis, as NumPy (values >= 0)
         elif ord == -np.inf:
             out = min_(a, axis=ax)
         elif ord == 0:
@@ -648,6 +648,8 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
 def _max_or_zero(x: Variable, axis: int) -> Variable:
     """The max over ``axis`` of non-negative values, 0 over an empty axis (NumPy's
     matrix norms of empty matrices; the min-based ones raise)."""
+    if x.shape[axis] is None:  # maybe empty: the values are >= 0, so 0 is the identity
+        return max_(x, axis=axis, initial=0)
     return sum_(x, axis=axis) if x.shape[axis] == 0 else max_(x, axis=axis)
 
 

@@ -775,6 +775,14 @@ def _reduce(kind: str, x: typing.Any, axis: AxisArg, keepdims: bool, dtype: typi
     if kind in ("max", "min") and initial is not None and _static_empty(x, axis, kind):
         zero = astype(Sum(axis, keepdims)(ew.multiply(x, 0)), x.dtype)
         return ew.add(zero, _initial(zero, initial))
+    if kind in ("max", "min") and initial is not None:
+        axes = _normalize_axes(kind, _check_axis_arg(axis, kind), x)
+        if builtins.any(x.shape[a] is None for a in axes):
+            # a reduced dim of unknown size may be empty: one more element, initial, along
+            # each reduced dim keeps the extremum defined (NumPy's result for an empty slice)
+            from .construct import pad
+            widths = [(0, 1) if a in axes else (0, 0) for a in range(x.ndim)]
+            x = pad(x, widths, constant_values=np.asarray(initial).astype(x.dtype))
     out = op_cls(axis, keepdims)(x)
     if dtype is not None:
         out = astype(out, dtype)

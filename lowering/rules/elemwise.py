@@ -568,7 +568,12 @@ def lower_logaddexp(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.V
     x, y = ctx.broadcast_operands((x, y))
     t = ctx.out_type
     base2 = isinstance(ctx.op, ew.Logaddexp2)
-    neg_abs_d = hlo.negate(hlo.abs(hlo.subtract(x, y)))
+    d = hlo.subtract(x, y)
+    # NaN kept away from the exponential: XLA:CPU's exp of a NaN computed from a NaN
+    # constant (logaddexp(nan, x) in float32, bfloat16) returns garbage; where d is NaN
+    # (a NaN operand, or equal infinities, which x == y takes) the result is d
+    d_nan = compare(d, d, "NE", t.dtype)
+    neg_abs_d = hlo.select(d_nan, constant(0.0, t.dtype, t.shape), hlo.negate(hlo.abs(d)))
     if base2:
         e = hlo.exponential(hlo.multiply(neg_abs_d, constant(math.log(2.0), t.dtype, t.shape)))
         tail = hlo.multiply(hlo.log_plus_one(e), constant(1 / math.log(2.0), t.dtype, t.shape))
@@ -576,7 +581,7 @@ def lower_logaddexp(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.V
         tail = hlo.log_plus_one(hlo.exponential(neg_abs_d))
     out = hlo.add(hlo.maximum(x, y), tail)
     same = hlo.add(x, constant(1.0 if base2 else math.log(2.0), t.dtype, t.shape))
-    return [hlo.select(compare(x, y, "EQ", t.dtype), same, out)]
+    return [hlo.select(compare(x, y, "EQ", t.dtype), same, hlo.select(d_nan, d, out))]
 
 
 @register(ew.Fmod)

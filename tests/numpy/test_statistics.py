@@ -565,3 +565,18 @@ def test_median_infinities(fn):
     x = np.array([[-np.inf, 2.0, np.inf], [1.0, np.inf, np.nan], [np.inf, np.inf, 3.0],
                   [np.nan, np.nan, np.nan]], np.float32)
     check_against_numpy(lambda v: getattr(m, fn)(v, axis=1), [x], _numpy(getattr(np, fn), x, axis=1))
+
+
+@pytest.mark.parametrize("shape,dtype,axis,keepdims", [((4, 3, 0), "uint8", None, False),
+                                                        ((4, 3, 0), "float32", 2, True),
+                                                        ((4, 3, 0), "float32", 0, False),
+                                                        ((0,), "float16", None, False),
+                                                        ((0,), "bool", 0, False)])
+def test_nanquantile_of_an_empty_array_is_its_nanmean(shape, dtype, axis, keepdims):
+    # NumPy's nanquantile/nanpercentile of an empty array return nanmean's NaN (quantile raises)
+    x = np.zeros(shape, dtype)
+    for fn, q in ((m.nanquantile, 0.25), (m.nanpercentile, 50.0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(np, fn.__name__)(x, q, axis=axis, keepdims=keepdims)
+        check_against_numpy(lambda v: fn(v, q, axis=axis, keepdims=keepdims), [x], want)

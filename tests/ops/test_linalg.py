@@ -448,6 +448,27 @@ def _norm_check(shape, ord, axis, dtype, rng, keepdims=False):
     assert_same(ref, np.asarray(np.linalg.norm(a, ord, axis, keepdims)), **tol)
 
 
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0)])
+@pytest.mark.parametrize("ord", [2, "nuc", 1, np.inf])
+def test_norm_of_empty_matrices_of_unknown_dims(shape, ord):
+    # NumPy's max-based matrix norms of empty matrices are 0; an unknown dim may be empty
+    x = hg.tensor("x", (shape[0], None), "float32")
+    a = np.zeros(shape, np.float32)
+    g = hg.Graph([x], hg.norm(x, ord, (-2, -1)))
+    _, ref = compare_with_perform(g, [a])
+    assert_same(ref, np.asarray(np.linalg.norm(a, ord, (-2, -1))))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+def test_inf_norm_of_empty_vectors_of_unknown_size(dtype):
+    # NumPy's inf-norm of an empty vector is 0
+    x = hg.tensor("x", (None,), dtype)
+    g = hg.Graph([x], hg.norm(x, np.inf, -1))
+    for a in (np.zeros(0, dtype), np.array([3, -5, 1], dtype)):
+        _, ref = compare_with_perform(g, [a])
+        assert_same(ref, np.asarray(np.linalg.norm(a, np.inf, -1)))
+
+
 def test_norm_rejects_bad_orders():
     with pytest.raises(ValueError, match=r"norm: invalid norm order 'fro' for vectors"):
         hg.norm(hg.tensor("x", (3,)), "fro", 0)

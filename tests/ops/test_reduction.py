@@ -541,3 +541,16 @@ def test_max_over_kept_empty_dim_is_empty():
     """Only a reduced empty axis is an error: max over axis 0 of (3, 0) is just empty."""
     actual, _ = _check(lambda x: hg.max(x, axis=0), (3, 0), "float32", np.zeros((3, 0), np.float32))
     assert actual.shape == (0,)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_max_min_initial_over_a_dim_of_unknown_size(axis):
+    # the reduced dim may be empty at run time: initial is NumPy's result then
+    x = hg.tensor("x", (None, 3), "float32")
+    g = hg.Graph([x], [hg.max(x, axis=axis, initial=-1.0), hg.min(x, axis=axis, initial=2)])
+    for v in (np.zeros((0, 3), np.float32), np.arange(6, dtype=np.float32).reshape(2, 3) - 3):
+        compiled, ref = compare_with_perform(g, [v])
+        want = [np.max(v, axis=axis, initial=-1.0), np.min(v, axis=axis, initial=2)]
+        for got, w in zip(ref, want):
+            np.testing.assert_array_equal(got, w)
+            assert np.asarray(got).dtype == w.dtype
