@@ -11,7 +11,10 @@ user cache directory (``$XDG_CACHE_HOME/hlograph`` or ``~/.cache/hlograph`` on
 Linux, ``~/Library/Caches/hlograph`` on macOS, ``%LOCALAPPDATA%\\hlograph\\Cache``
 on Windows). Size: at most ``$HLOGRAPH_CACHE_MAX_BYTES`` (default 1 GiB; a
 plain byte count or a number with a K, M or G suffix), the least recently
-used entries are evicted first. Both variables are read on every use.
+used entries are evicted first (the directory is listed for that only when
+this process's estimate of its size passes the bound, or once a minute: a cache
+of tens of thousands of entries costs nothing per compile). Both variables are
+read on every use.
 
 One entry is one file ``<key>.hlgexe``: a header (magic, format version, key,
 payload length, SHA-256 of the payload) and the payload, the serialized
@@ -181,6 +184,13 @@ _STAT_NAMES = ("hits", "misses", "corrupt", "writes", "write_errors", "evictions
 _stats = dict.fromkeys(_STAT_NAMES, 0)
 _warned_dirs: set[str] = set()
 
+#: per directory: (when it was last listed, its size then plus what this process wrote
+#: since). ``evict`` lists a directory again only when that estimate passes the bound
+#: or the listing is older than ``_RESCAN_SECONDS`` (other processes write too): a
+#: cache of tens of thousands of entries is not listed on every compile
+_sizes: dict[str, tuple[float, int]] = {}
+_RESCAN_SECONDS = 60.0
+
 
 def _count(name: str, n: int = 1) -> None:
     with _stats_lock:
@@ -295,6 +305,10 @@ class ExecutableCache:
                 return False
         self._fsync_directory()
         _count(_KIND_PREFIX[suffix] + "writes")
+        with _stats_lock:
+            listed = _sizes.get(str(self.directory))
+            if listed is not None:
+                _sizes[str(self.directory)] = (listed[0], listed[1] + HEADER.size + len(payload))
         return True
 
     def _write_file(self, key: str, header: bytes, payload: bytes, suffix: str) -> None:
@@ -367,10 +381,19 @@ class ExecutableCache:
         """The size of all entries together."""
         return sum(c.size for c in self.entries())
 
-    def evict(self) -> int:
+    def evict(self, force: bool = False) -> int:
         """Removes the least recently used entries until the total size is at
         most ``max_bytes``, and temporary files abandoned by dead writers;
-        returns the number of entries removed."""
+        returns the number of entries removed. The directory is listed only when
+        this process's estimate of its size (its last listing plus the entries
+        written since) passes ``max_bytes``, when that listing is older than
+        ``_RESCAN_SECONDS``, or with ``force``."""
+        directory = str(self.directory)
+        with _stats_lock:
+            listed = _sizes.get(directory)
+        if (not force and listed is not None and listed[1] <= self.max_bytes
+                and time.monotonic() - listed[0] < _RESCAN_SECONDS):
+            return 0
         try:
             entries = self.entries()
             self._remove_stale_tmp()
@@ -390,6 +413,8 @@ class ExecutableCache:
             else:
                 removed += 1
             total -= c.size
+        with _stats_lock:
+            _sizes[directory] = (time.monotonic(), total)
         if removed:
             _count("evictions", removed)
         return removed
@@ -411,6 +436,8 @@ class ExecutableCache:
                 cannot be removed.
         """
         n = size = 0
+        with _stats_lock:
+            _sizes.pop(str(self.directory), None)
         for e in self._scan():
             try:
                 st_size = e.stat().st_size

@@ -378,6 +378,27 @@ def test_eviction_tolerates_entries_vanishing(tmp_path, monkeypatch):
     assert c.entries() == []
 
 
+def test_eviction_lists_the_directory_only_when_the_estimate_passes_the_bound(tmp_path, monkeypatch):
+    c = cache.ExecutableCache(tmp_path / "c", max_bytes=10 * (cache.HEADER.size + 100))
+    listings = []
+    real = cache.ExecutableCache.entries
+    monkeypatch.setattr(cache.ExecutableCache, "entries", lambda self: listings.append(1) or real(self))
+    for i in range(8):
+        assert c.write(_key(i), b"z" * 100)
+        c.evict()
+    assert len(listings) == 1  # the first eviction lists; the writes since are counted
+    for i in range(8, 12):  # past the bound: listed again, the oldest evicted
+        c.write(_key(i), b"z" * 100)
+        c.evict()
+    assert len(listings) > 1 and len(real(c)) <= 10
+    n = len(listings)
+    c.evict(force=True)
+    assert len(listings) == n + 1
+    monkeypatch.setattr(cache, "_RESCAN_SECONDS", 0.0)  # an old listing: other processes write too
+    c.evict()
+    assert len(listings) == n + 2
+
+
 def test_compiling_keeps_the_cache_under_its_bound(cache_dir, monkeypatch):
     graphs = [_graph(s) for s in (0.1, 0.2, 0.3, 0.4)]
     for g in graphs[:3]:
