@@ -38,12 +38,14 @@ def op_families() -> dict[str, list[type[Op]]]:
     for name, mod in sorted(ops.FAMILIES.items()):
         if name == "basic":
             continue
-        classes = [c for _, c in inspect.getmembers(mod, inspect.isclass)
-                   if issubclass(c, Op) and c is not Op and c.__module__ == mod.__name__]
+        # the module's namespace holds its classes in definition order (asking inspect
+        # for each class's source line parses the module once per class: seconds)
+        classes = list(dict.fromkeys(
+            c for c in vars(mod).values()
+            if isinstance(c, type) and issubclass(c, Op) and c is not Op and c.__module__ == mod.__name__))
         leaves = [c for c in classes
                   if c in own or not any(o is not c and issubclass(o, c) for o in classes)]
         if leaves:
-            leaves.sort(key=lambda c: inspect.getsourcelines(c)[1])
             families[name] = leaves
     return families
 

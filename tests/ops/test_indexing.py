@@ -153,7 +153,7 @@ def shapes_and_indices(draw):
     return shape, idx
 
 
-@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+@settings(max_examples=60, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(shapes_and_indices())
 def test_getitem_random_indices_match_numpy(case):
@@ -259,7 +259,7 @@ def test_advanced_subtensor_ops():
         AdvancedSubtensor((indexing._FULL, indexing.ARRAY))(x)
 
 
-@settings(max_examples=60, deadline=None, database=None, derandomize=True,
+@settings(max_examples=40, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_getitem_random_advanced_indices_match_numpy(data):
