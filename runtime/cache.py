@@ -595,6 +595,35 @@ class ModuleEntry:
         return cls(bytes(payload[start + n:]), fingerprint, dots, targets)
 
 
+def _read_entry(cache: "ExecutableCache", key: str, suffix: str, decode, what: str):
+    """The entry stored under ``key`` with ``suffix``, decoded by ``decode``, or None
+    (missing, or damaged: rejected as not a ``what`` entry); counts the kind's
+    ``hits`` or ``misses``."""
+    payload = cache.read(key, suffix)
+    entry = None
+    if payload is not None:
+        try:
+            entry = decode(payload)
+        except (ValueError, KeyError, TypeError):
+            cache.reject(cache.path(key, suffix), f"not a {what} entry")
+    if entry is None:
+        _count(_KIND_PREFIX[suffix] + "misses")
+        return None
+    cache.touch(key, suffix)
+    _count(_KIND_PREFIX[suffix] + "hits")
+    return entry
+
+
+def _store_entry(key: str, payload: bytes, suffix: str) -> bool:
+    """Writes ``payload`` under ``key`` with ``suffix`` (atomically) and keeps the cache
+    in its bound; False when the cache is off or the write failed."""
+    cache = get_cache()
+    if cache is None or not cache.write(key, payload, suffix):
+        return False
+    cache.evict()
+    return True
+
+
 def load_module(key: str) -> ModuleEntry | None:
     """The optimized module stored under the graph key ``key``, or None (a miss:
     the cache is off, there is no entry, or it is damaged)."""
@@ -602,19 +631,10 @@ def load_module(key: str) -> ModuleEntry | None:
     if cache is None:
         return None
     start = time.perf_counter()
-    payload = cache.read(key, MODULE_SUFFIX)
-    entry = None
-    if payload is not None:
-        try:
-            entry = ModuleEntry.decode(payload)
-        except (ValueError, KeyError, TypeError):
-            cache.reject(cache.path(key, MODULE_SUFFIX), "not a module entry")
+    entry = _read_entry(cache, key, MODULE_SUFFIX, ModuleEntry.decode, "module")
     if entry is None:
-        _count("module_misses")
         log.CACHE.info("graph key %s: no stored module in %s: lowering", key, cache.directory)
         return None
-    cache.touch(key, MODULE_SUFFIX)
-    _count("module_hits")
     log.CACHE.info("graph key %s: optimized module loaded from %s in %.2f ms (lowering and passes "
                    "skipped)", key, cache.directory, (time.perf_counter() - start) * 1e3)
     return entry
@@ -623,13 +643,9 @@ def load_module(key: str) -> ModuleEntry | None:
 def store_module(key: str, entry: ModuleEntry) -> bool:
     """Stores ``entry`` under the graph key ``key`` (atomically; concurrent writers
     of one key leave one whole entry); False when the cache is off or the write failed."""
-    cache = get_cache()
-    if cache is None:
-        return False
-    if not cache.write(key, entry.encode(), MODULE_SUFFIX):
+    if not _store_entry(key, entry.encode(), MODULE_SUFFIX):
         return False
     log.CACHE.debug("graph key %s: optimized module stored (%d bytes)", key, len(entry.bytecode))
-    cache.evict()
     return True
 
 
@@ -673,26 +689,12 @@ def load_plan(key: str) -> StoredPlan | None:
     cache = get_cache()
     if cache is None:
         return None
-    payload = cache.read(key, PLAN_SUFFIX)
-    plan = None
-    if payload is not None:
-        try:
-            plan = StoredPlan.decode(payload)
-        except (ValueError, KeyError, TypeError):
-            cache.reject(cache.path(key, PLAN_SUFFIX), "not a plan entry")
-    if plan is None:
-        _count("plan_misses")
-        return None
-    cache.touch(key, PLAN_SUFFIX)
-    _count("plan_hits")
-    log.CACHE.info("plan %s loaded from %s: the module is not parsed", key, cache.directory)
+    plan = _read_entry(cache, key, PLAN_SUFFIX, StoredPlan.decode, "plan")
+    if plan is not None:
+        log.CACHE.info("plan %s loaded from %s: the module is not parsed", key, cache.directory)
     return plan
 
 
 def store_plan(key: str, plan: StoredPlan) -> bool:
     """Stores ``plan`` under ``key``; False when the cache is off or the write failed."""
-    cache = get_cache()
-    if cache is None or not cache.write(key, plan.encode(), PLAN_SUFFIX):
-        return False
-    cache.evict()
-    return True
+    return _store_entry(key, plan.encode(), PLAN_SUFFIX)
