@@ -72,7 +72,6 @@ def _dispatcher(group: Sequence[RewritePattern]) -> Callable[[ir.OpView, Pattern
     ``requires`` the op lacks. Returns the binding's convention: falsy when a
     pattern rewrote the op."""
     fns = [(p.fn, p.name, _REQUIRES[p.requires] if p.requires is not None else None) for p in group]
-    guarded = any(need is not None for _, _, need in fns)
 
     def callback(op, rewriter):
         constants = None
@@ -92,19 +91,7 @@ def _dispatcher(group: Sequence[RewritePattern]) -> Callable[[ir.OpView, Pattern
                                 f"{type(e).__name__}: {e}") from e
         return True
 
-    def unguarded(op, rewriter):
-        for fn, name, _ in fns:
-            try:
-                if fn(op, rewriter):
-                    return False
-            except PassError:
-                raise
-            except Exception as e:
-                raise PassError(f"pattern {name} failed on {op.operation.name} at {op.location}: "
-                                f"{type(e).__name__}: {e}") from e
-        return True
-
-    return callback if guarded else unguarded
+    return callback
 
 
 def rewrite_pattern(root: type, *, benefit: int = 1,
