@@ -32,19 +32,15 @@ def _const(value: float, t: TensorType) -> ir.Value:
     return constant(value, t.dtype, t.shape)
 
 
-_F64 = np.dtype(np.float64)
-
-
 @register(sp.Gammaln)
 def lower_gammaln(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
     # chlo.lgamma's single-precision series is off by a few ULP (4.8e-7 at x = 1, where
     # scipy gives exactly 0): narrower floats compute in float64 and round once, as
     # scipy's loops for them do
-    t = ctx.out_type
-    if t.dtype.itemsize >= 8:
+    if ctx.out_type.dtype.itemsize >= 8:
         return [chlo.lgamma(x)]
-    wide = TensorType(_F64, t.shape)
-    return [convert(chlo.lgamma(convert(x, t, _F64)), wide, t.dtype)]
+    (w,) = _float64_operands(ctx, (x,))
+    return [convert(chlo.lgamma(w.v), w.t, ctx.out_type.dtype)]
 
 
 @register(sp.Digamma)
