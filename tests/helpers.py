@@ -127,6 +127,13 @@ def graph_like(build, values: Sequence[Any], shapes=None) -> hg.Graph:
     return hg.Graph(xs, list(out) if isinstance(out, (tuple, list)) else out)
 
 
+def results_everywhere(graph: hg.Graph, *values: Any) -> list[tuple[str, Any]]:
+    """``(where, results)`` of ``graph`` on ``values``: ``hg.evaluate`` (each Op's
+    perform), then compiled at O0 and at O2."""
+    return [("evaluate", hg.evaluate(graph, *values)), ("O0", hg.compile(graph, pipeline="O0")(*values)),
+            ("O2", hg.compile(graph)(*values))]
+
+
 def check_graph_against_numpy(graph: hg.Graph, values: Sequence[Any], expected, *, rtol=None, atol=None,
                               compiled=None, name: str = "graph") -> None:
     """``compare_with_perform(graph, values)``, then both the compiled and the performed

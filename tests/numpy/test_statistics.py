@@ -8,7 +8,7 @@ import pytest
 
 import hlograph as hg
 from hlograph.frontend.numpy import statistics as m
-from hlograph.tests.helpers import check_against_numpy, random_array
+from hlograph.tests.helpers import check_against_numpy, random_array, results_everywhere
 
 
 def _numpy(fn, *args, **kw):
@@ -188,8 +188,7 @@ def _all_paths(build, x, want, shape=None):
 
     v = hg.tensor("x", x.shape if shape is None else shape, x.dtype)
     g = hg.Graph([v], build(v))
-    for where, got in (("evaluate", hg.evaluate(g, x)), ("O0", hg.compile(g, pipeline="O0")(x)),
-                       ("O2", hg.compile(g)(x))):
+    for where, got in results_everywhere(g, x):
         msg = compare(np.asarray(got), np.asarray(want))
         assert msg is None, f"{where}: {msg}"
 

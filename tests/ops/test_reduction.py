@@ -11,7 +11,7 @@ import pytest
 import hlograph as hg
 from hlograph.frontend.ops import reduction as rd
 from hlograph.frontend.types import is_complex, is_float
-from hlograph.tests.helpers import compare_with_perform, random_array
+from hlograph.tests.helpers import compare_with_perform, random_array, results_everywhere
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMPLEX = ["complex64", "complex128"]
@@ -332,8 +332,7 @@ def test_complex_cumprod_starts_from_the_first_element(dtype, n, rng):
         g = hg.Graph([x], [hg.cumprod(x, axis=axis), hg.cumulative_prod(x, axis=axis, include_initial=True)])
         with np.errstate(all="ignore"):
             want = [np.cumprod(z, axis=axis), np.cumulative_prod(z, axis=axis, include_initial=True)]
-        for where, got in (("evaluate", hg.evaluate(g, z)), ("O0", hg.compile(g, pipeline="O0")(z)),
-                           ("O2", hg.compile(g)(z))):
+        for where, got in results_everywhere(g, z):
             for gv, wv in zip(got, want):
                 msg = compare(gv, wv)
                 assert msg is None, f"{where}, axis {axis}: {msg}"
@@ -352,8 +351,7 @@ def test_complex_prod_starts_from_the_identity(dtype, shape, axis):
     g = hg.Graph([x], hg.prod(x, axis=axis))
     with np.errstate(all="ignore"):
         want = np.prod(z, axis=axis)
-    for where, got in (("evaluate", hg.evaluate(g, z)), ("O0", hg.compile(g, pipeline="O0")(z)),
-                       ("O2", hg.compile(g)(z))):
+    for where, got in results_everywhere(g, z):
         msg = compare(got, want)
         assert msg is None, f"{where}: {msg}"
 
@@ -372,8 +370,7 @@ def test_complex_mean_of_one_element_divides_by_one(dtype, shape, axis):
     g = hg.Graph([x], hg.mean(x, axis=axis))
     with np.errstate(all="ignore"):
         want = np.mean(z, axis=axis)
-    for where, got in (("evaluate", hg.evaluate(g, z)), ("O0", hg.compile(g, pipeline="O0")(z)),
-                       ("O2", hg.compile(g)(z))):
+    for where, got in results_everywhere(g, z):
         msg = compare(got, want)
         assert msg is None, f"{where}: {msg}"
         np.testing.assert_array_equal(np.signbit(np.asarray(got).imag), np.signbit(want.imag))
