@@ -122,7 +122,11 @@ class OpSpec:
 
 
 def _axis(rng, x, allow_none=True):
-    if x.ndim == 0 or (allow_none and rng.random() < 0.25):
+    if x.ndim == 0:
+        # NumPy's reductions take axis 0 or -1 on a 0-d input (where NumPy refuses, as
+        # numpy.mean does, the step is dropped)
+        return None if allow_none and rng.random() < 0.5 else int(rng.choice([0, -1]))
+    if allow_none and rng.random() < 0.25:
         return None
     return int(rng.integers(-x.ndim, x.ndim))
 
@@ -153,8 +157,6 @@ def _sort_params(rng, args):
 def _cumulative_params(rng, args):
     x = args[0]
     p = {} if x.ndim <= 1 and rng.random() < 0.5 else {"axis": _axis(rng, x, allow_none=False)}
-    if x.ndim == 0:
-        return {}
     if rng.random() < 0.4:
         p["include_initial"] = True
     return p

@@ -29,7 +29,8 @@ from ..ops import indexing as ix
 from ..ops import reduction as rd
 from ..ops import shape as sh
 from ..ops import sort as srt
-from ..ops.basic import as_variable, normalize_axes, normalize_axis, result_type
+from ..ops.construct import shape_of
+from ..ops.basic import as_variable, normalize_axes, normalize_axis, result_type, scalar_reduction_axis
 from ..ops.conv import ConvGeneralDilated, sequence_operands
 from ..ops.linalg import matmul
 from .creation import linspace
@@ -115,6 +116,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,
     """Mean over ``axis`` of the non-NaN elements, as numpy.nanmean (all-NaN slices: NaN;
     only elements where ``where`` is True count)."""
     a = _check_dtype_arg(as_variable(a), dtype)
+    axis = scalar_reduction_axis(axis, a.ndim)
     if not _inexact(a.dtype):
         return rd.mean(a, axis=axis, keepdims=keepdims, where=where)
     axes = _axes(axis, a.ndim, "nanmean")
@@ -135,6 +137,7 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
             raise ValueError("nanvar: ddof and correction can't be provided simultaneously (as numpy.nanvar)")
         ddof = correction
     a = _check_dtype_arg(as_variable(a), dtype)
+    axis = scalar_reduction_axis(axis, a.ndim)
     if not _inexact(a.dtype):
         return rd.var(a, axis=axis, keepdims=keepdims, ddof=ddof, where=where, mean=mean)
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, np.integer, np.floating)):
@@ -160,6 +163,7 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
     """Standard deviation over ``axis`` of the non-NaN elements, as numpy.nanstd
     (``where``, ``mean`` and ``correction`` as numpy.nanstd)."""
     a = _check_dtype_arg(as_variable(a), dtype)
+    axis = scalar_reduction_axis(axis, a.ndim)
     if not _inexact(a.dtype):
         return rd.std(a, axis=axis, keepdims=keepdims, ddof=ddof, where=where, mean=mean,
                       correction=correction)
@@ -170,6 +174,7 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int | float = 0,
 def _nan_extremum(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn,
                   initial: Any = None, where: Any = True) -> Variable:
     a = as_variable(a)
+    axis = scalar_reduction_axis(axis, a.ndim)
     if not _inexact(a.dtype):
         return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
     axes = _axes(axis, a.ndim, name)
@@ -205,6 +210,7 @@ def nanmin(a: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = N
 
 def _nan_arg(a: Any, axis: Any, keepdims: bool, name: str, fill: float, fn) -> Variable:
     a = as_variable(a)
+    axis = scalar_reduction_axis(axis, a.ndim)
     if not (is_float(a.dtype) or is_complex(a.dtype)):
         return fn(a, axis=axis, keepdims=keepdims)
     # NaNs (complex: a NaN part) become -inf (+inf), complex ones -inf + 0j, as NumPy's
@@ -484,23 +490,37 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         avg = rd.mean(a, axis=axes, keepdims=keepdims)
         if not returned:
             return avg
-        n = math.prod(_static_dim(a, i, "average") for i in axes)
-        return avg, sh.full(avg.shape, n, avg.dtype) if avg.ndim else ew.astype(Constant(n), avg.dtype)
+        if all(a.shape[i] is not None for i in axes):
+            n = math.prod(a.shape[i] for i in axes)
+            if avg.type.is_static:
+                return avg, sh.full(avg.shape, n, avg.dtype) if avg.ndim else ew.astype(Constant(n), avg.dtype)
+            return avg, sh.full_like(avg, n)
+        # unknown dims: the count is a.size / avg.size at run time
+        dims = shape_of(a)
+        n = dims[axes[0]]
+        for i in axes[1:]:
+            n = ew.multiply(n, dims[i])
+        return avg, sh.full_like(avg, ew.astype(n, avg.dtype))
     w = as_variable(weights)
     if a.dtype.kind in "iub":
         dt = result_type(a, w, Constant(np.float64(0)))
     else:
         dt = result_type(a, w)
-    if tuple(w.shape) != tuple(a.shape):
+    if not _same_shape(w.shape, a.shape):
         if axis is None:
             raise TypeError("average: axis must be given when the shapes of a and weights differ")
-        if w.ndim != len(axes) or tuple(w.shape) != tuple(a.shape[i] for i in axes):
+        # weights' dims follow the order of ``axis`` as given (numpy transposes them)
+        given = normalize_axes(axis, a.ndim, "average")
+        if w.ndim != len(given) or not _same_shape(w.shape, tuple(a.shape[i] for i in given)):
             raise ValueError("average: shape of weights must be consistent with the shape of a "
                              "along the given axis")
-        shape = [1] * a.ndim
-        for i, ax in enumerate(axes):
-            shape[ax] = a.shape[ax]
-        w = sh.broadcast_to(sh.reshape(w, tuple(shape)), a.shape)
+        order = tuple(int(i) for i in np.argsort(given))
+        if order != tuple(range(len(order))):
+            w = sh.transpose(w, order)
+        kept = tuple(i for i in range(a.ndim) if i not in given)
+        if kept:
+            w = sh.expand_dims(w, kept)
+        w = sh.full_like(a, w, dtype=dt)  # broadcast to a's shape, known or not
     w = ew.astype(w, dt)
     scl = rd.sum(w, axis=axes, keepdims=keepdims)
     avg = ew.divide(rd.sum(ew.multiply(ew.astype(a, dt), w), axis=axes, keepdims=keepdims), scl)
@@ -508,6 +528,12 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     if returned:
         return avg, ew.astype(scl, dt)
     return avg
+
+
+def _same_shape(s: tuple, t: tuple) -> bool:
+    """Whether shapes ``s`` and ``t`` may be equal: same rank, and equal where both dims
+    are known."""
+    return len(s) == len(t) and all(a is None or b is None or a == b for a, b in zip(s, t))
 
 
 def ptp(a: Any, axis: Any = None, keepdims: bool = False) -> Variable:
@@ -618,7 +644,10 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
         if e.ndim == 0:
             shape = list(a.shape)
             shape[axis] = 1
-            e = sh.broadcast_to(e, tuple(shape))
+            if all(d is not None for d in shape):
+                e = sh.broadcast_to(e, tuple(shape))
+            else:  # unknown dims: shaped like a keepdims reduction of ``a`` along ``axis``
+                e = sh.full_like(rd.sum(a, axis=axis, keepdims=True), e, dtype=e.dtype)
         parts.append(e)
     if parts[0] is not None or parts[1] is not None:
         seq = [p for p in (parts[0], a, parts[1]) if p is not None]

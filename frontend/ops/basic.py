@@ -161,6 +161,15 @@ def normalize_axis(axis: int, ndim: int, op: str) -> int:
     return int(axis) % ndim if ndim else 0
 
 
+def scalar_reduction_axis(axis: Any, ndim: int) -> Any:
+    """NumPy's ufunc reductions accept an int axis 0 or -1 on a 0-d input (they reduce
+    nothing: ``np.sum(np.float64(2.5), axis=0)`` is 2.5); such an axis means None here."""
+    if ndim == 0 and isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
+            and axis in (0, -1):
+        return None
+    return axis
+
+
 def normalize_axes(axis: int | Sequence[int] | None, ndim: int, op: str) -> tuple[int, ...]:
     """``None`` means every axis; ints may be negative; duplicates are an error."""
     if axis is None:

@@ -32,8 +32,9 @@ import numpy as np
 
 from ..graph import Apply, Op, Variable
 from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float
-from .basic import as_variable
+from .basic import as_variable, scalar_reduction_axis
 from .elemwise import astype
+from .shape import reshape
 from . import elemwise as ew
 from ..graph import Constant, NotDifferentiableError, UndefinedGradient
 from ..types import is_inexact
@@ -663,7 +664,6 @@ def _prod_partials(op: Prod, node: Apply) -> Variable:
 
 
 def _flatten(x: Variable) -> Variable:
-    from .shape import reshape
     return reshape(x, (-1,))
 
 
@@ -686,7 +686,6 @@ def _cum_input(op: CumOp, x: Variable) -> tuple[Variable | UndefinedGradient, in
 def _cum_restore(g: Variable, x: Variable, axis: int | None) -> Variable:
     if axis is not None or x.ndim == 1:
         return g
-    from .shape import reshape
     return reshape(g, tuple(-1 if d is None else d for d in x.shape))
 
 
@@ -761,6 +760,7 @@ def _reduce(kind: str, x: typing.Any, axis: AxisArg, keepdims: bool, dtype: typi
             initial: typing.Any, where: typing.Any) -> Variable:
     """sum/prod/max/min/all/any with NumPy's dtype=, initial= and where=."""
     x = as_variable(x)
+    axis = scalar_reduction_axis(axis, x.ndim)
     if dtype is not None:
         x = astype(x, dtype)
     op_cls = {"sum": Sum, "prod": Prod, "max": Max, "min": Min, "all": All, "any": Any}[kind]
@@ -914,15 +914,21 @@ def any(x: typing.Any, axis: AxisArg = None, keepdims: bool = False, *,
 
 def argmax(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Variable:
     """Index (int64) of the first maximum along ``axis``, as numpy.argmax."""
-    return Argmax(axis, keepdims)(x)
+    x = as_variable(x)
+    return Argmax(scalar_reduction_axis(axis, x.ndim), keepdims)(x)
 
 
 def argmin(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Variable:
     """Index (int64) of the first minimum along ``axis``, as numpy.argmin."""
-    return Argmin(axis, keepdims)(x)
+    x = as_variable(x)
+    return Argmin(scalar_reduction_axis(axis, x.ndim), keepdims)(x)
 
 
 def _cumulative(mode: str, x: typing.Any, axis: int | None, dtype: typing.Any) -> Variable:
+    x = as_variable(x)
+    if x.ndim == 0 and axis is not None:
+        # numpy.cumsum/cumprod ravel a 0-d input first, so axis 0 and -1 are valid
+        x = reshape(x, (1,))
     if dtype is None:
         return CumOp(axis, mode)(x)
     return astype(CumOp(axis, mode)(astype(x, dtype)), dtype)

@@ -21,7 +21,7 @@ import numpy as np
 from ..graph import Apply, Op, Variable
 from ..types import is_inexact
 from ..types import DTYPES, TensorType, as_dtype, is_complex
-from .basic import as_variable, normalize_axes, normalize_axis, promote
+from .basic import as_variable, normalize_axes, normalize_axis, promote, scalar_reduction_axis
 from .dynamic import dynamic_arange, dynamic_eye
 
 __all__ = [
@@ -395,6 +395,8 @@ def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> Variable:
                 f"pass the axes to squeeze"
             )
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    elif scalar_reduction_axis(axis, x.ndim) is None:  # numpy.squeeze(0-d, axis=0 or -1)
+        axes = ()
     else:
         axes = normalize_axes(axis, x.ndim, "squeeze")
     return Squeeze(axes)(x)

@@ -21,6 +21,7 @@ import numpy as np
 from ..graph import Apply, Constant, Op, UndefinedGradient, Variable
 from ..types import DTYPES, TensorType, is_inexact
 from .basic import as_variable, normalize_axis
+from .shape import reshape
 
 __all__ = ["sort", "argsort", "top_k", "partition", "argpartition"]
 
@@ -297,4 +298,7 @@ def partition(x: Any, kth: int | tuple[int, ...], axis: int | None = -1) -> Vari
 
 def argpartition(x: Any, kth: int | tuple[int, ...], axis: int | None = -1) -> Variable:
     """numpy.argpartition (the indices fully sort ``x`` along ``axis``, which satisfies it)."""
+    x = as_variable(x)
+    if x.ndim == 0 and axis is not None:  # as NumPy, a 0-d input is partitioned as [x]
+        x = reshape(x, (1,))
     return ArgPartition(kth, axis)(x)

@@ -579,3 +579,40 @@ def test_nanquantile_of_an_empty_array_is_its_nanmean(shape, dtype, axis, keepdi
             warnings.simplefilter("ignore")
             want = getattr(np, fn.__name__)(x, q, axis=axis, keepdims=keepdims)
         check_against_numpy(lambda v: fn(v, q, axis=axis, keepdims=keepdims), [x], want)
+
+
+# --- axis 0 / -1 on 0-d inputs ------------------------------------------------------------
+# NumPy's ufunc reductions accept an int axis 0 or -1 on a 0-d input and reduce nothing;
+# cumsum/cumprod/argpartition ravel it first; mean, median, sort, flip and tuple axes raise.
+ZERO_D_ACCEPTS = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "argmax", "argmin",
+                  "count_nonzero", "ptp", "nansum", "nanprod", "nanmax", "nanmin", "nanmean",
+                  "nanvar", "nanstd", "nanargmax", "nanargmin", "cumsum", "cumprod", "nancumsum",
+                  "nancumprod", "squeeze"]
+
+
+NO_KEEPDIMS = {"cumsum", "cumprod", "nancumsum", "nancumprod", "squeeze"}
+
+
+@pytest.mark.parametrize("name,keepdims", [(n, False) for n in ZERO_D_ACCEPTS]
+                         + [(n, True) for n in ZERO_D_ACCEPTS if n not in NO_KEEPDIMS])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_axis_0_and_minus_1_on_0d_inputs(name, axis, keepdims):
+    kw = {"axis": axis, **({"keepdims": True} if keepdims else {})}
+    x = np.array(-2.5)
+    expected = _numpy(getattr(np, name), x, **kw)
+    check_against_numpy(lambda v: getattr(hg, name)(v, **kw), [x], expected)
+
+
+@pytest.mark.parametrize("call", [lambda v: hg.argpartition(v, 0, axis=-1),
+                                  lambda v: hg.argpartition(v, 0, axis=0)])
+def test_argpartition_of_0d_input_ravels_as_numpy(call):
+    check_against_numpy(call, [np.array(3.0)], np.argpartition(np.array(3.0), 0))
+
+
+@pytest.mark.parametrize("call", [lambda v: hg.mean(v, axis=0), lambda v: hg.sum(v, axis=(0,)),
+                                  lambda v: hg.sum(v, axis=1), lambda v: hg.squeeze(v, axis=(0,)),
+                                  lambda v: hg.sort(v, axis=-1), lambda v: hg.median(v, axis=0),
+                                  lambda v: hg.cumsum(v, axis=1), lambda v: hg.flip(v, axis=0)])
+def test_axes_numpy_refuses_on_0d_inputs_are_errors(call):
+    with pytest.raises(ValueError, match="out of bounds|0-d"):
+        call(hg.tensor("x", (), "float64"))
