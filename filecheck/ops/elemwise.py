@@ -343,3 +343,23 @@ binary("power_int16", hg.power, "int16")
 # CHECK-NOT: stablehlo.shift_right_logical
 # CHECK: stablehlo.power
 unary("power_int16_cube", lambda x: hg.power(x, 3), "int16")
+
+# An operand that is NaN everywhere makes add/subtract/multiply/divide/maximum/minimum
+# NaN everywhere: the result is the constant (XLA:CPU's float32 exp of an argument
+# LLVM knows to be NaN returns garbage).
+# CHECK-LABEL: TEST: exp_of_x_plus_nan float32[2,3]
+# CHECK: %[[NAN:.+]] = stablehlo.constant dense<0x7FC00000> : tensor<2x3xf32>
+# CHECK-NOT: stablehlo.add
+# CHECK: stablehlo.exponential %[[NAN]]
+unary("exp_of_x_plus_nan", lambda x: hg.exp(x + float("nan")))
+
+# CHECK-LABEL: TEST: maximum_with_nan float64[4]
+# CHECK: %[[NAN:.+]] = stablehlo.constant dense<0x7FF8000000000000> : tensor<4xf64>
+# CHECK-NOT: stablehlo.maximum
+# CHECK: return %[[NAN]]
+unary("maximum_with_nan", lambda x: hg.maximum(x, float("nan")), "float64", (4,))
+
+# A NaN operand of a complex op is not folded (complex NaN products are not all NaN)
+# CHECK-LABEL: TEST: complex_times_nan complex64[2]
+# CHECK: stablehlo.multiply
+unary("complex_times_nan", lambda x: x * float("nan"), "complex64", (2,))

@@ -13,7 +13,7 @@ from ...frontend.graph import Constant
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
-from ..emit import compare, constant, convert, is_nan, ordered_compare, real_dtype, signbit
+from ..emit import compare, constant, convert, is_nan, is_nan_splat, ordered_compare, real_dtype, signbit
 from ...xla.mlir import chlo, hlo, ir
 from ..registry import register
 
@@ -44,8 +44,28 @@ _PLAIN = {
     ew.Arctan2: hlo.atan2,
     ew.Nextafter: chlo.next_after,
 }
+
+
+def nan_absorbing(rule: Callable) -> Callable:
+    """``rule`` for an op whose real result is NaN wherever an operand is (add,
+    subtract, multiply, divide, maximum, minimum): with an operand that is a NaN
+    constant everywhere, the result is that constant. XLA:CPU would otherwise compute
+    e.g. ``exp(x + nan)`` in float32 with an argument LLVM knows to be NaN, and its exp
+    then returns whatever was in memory (jax.jit does the same)."""
+    def lower(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
+        t = ctx.out_type
+        if is_float(t.dtype) and any(is_nan_splat(v) for v in operands):
+            return [constant(np.nan, t.dtype, t.shape)]
+        return rule(ctx, *operands)
+    lower.__name__ = lower.__qualname__ = getattr(rule, "__name__", "lower_nary")
+    lower.__doc__ = rule.__doc__
+    return lower
+
+
+_NAN_ABSORBING = (ew.Add, ew.Subtract)
 for _op, _fn in _PLAIN.items():
-    register(_op)(partial(lower_nary, _fn))
+    _rule = partial(lower_nary, _fn)
+    register(_op)(nan_absorbing(_rule) if _op in _NAN_ABSORBING else _rule)
 
 
 # --- XLA rewrites that are not IEEE-exact ------------------------------------
@@ -117,6 +137,7 @@ def _complex_multiply(x: ir.Value, y: ir.Value) -> ir.Value:
 
 
 @register(ew.Multiply)
+@nan_absorbing
 def lower_multiply(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = ctx.broadcast_operands((x, y))
     if is_complex(ctx.out_type.dtype):
@@ -225,6 +246,7 @@ def lower_reciprocal(ctx: LoweringContext, x: ir.Value) -> list[ir.Value]:
 
 @register(ew.Maximum)
 @register(ew.Minimum)
+@nan_absorbing
 def lower_max_min(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = ctx.broadcast_operands((x, y))
     is_max = isinstance(ctx.op, ew.Maximum)
@@ -976,6 +998,7 @@ def _complex_divide(x: ir.Value, y: ir.Value, t: TensorType) -> ir.Value:
 
 
 @register(ew.Divide)
+@nan_absorbing
 def lower_divide(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Value]:
     x, y = ctx.broadcast_operands((x, y))
     if is_complex(ctx.out_type.dtype):

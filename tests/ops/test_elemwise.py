@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import hlograph as hg
-from hlograph.tests.helpers import compare_with_perform, random_array
+from hlograph.frontend.types import as_dtype
+from hlograph.tests.helpers import compare_with_perform, random_array, results_everywhere
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMPLEX = ["complex64", "complex128"]
@@ -663,3 +664,30 @@ def test_logaddexp_with_a_nan_constant(name, dtype):
         for got, w in zip(compiled, want):
             np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(w, np.float64),
                                        rtol=2e-2, equal_nan=True)
+
+
+# --- an operand that is NaN everywhere --------------------------------------------------
+@pytest.mark.parametrize("combine,nan_first", [(c, False) for c in ("add", "subtract", "multiply", "divide",
+                                                                    "maximum", "minimum")]
+                         + [("subtract", True), ("divide", True)])
+@pytest.mark.parametrize("then", ["exp", "cosh"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_nan_constant_operand_gives_nan_after_exp(combine, then, dtype, nan_first):
+    # XLA:CPU's float32 exp of an argument LLVM can prove NaN returned uninitialized
+    # values; the lowering folds the NaN-absorbing op to its NaN constant instead
+    x = hg.tensor("x", (9,), dtype)
+    nan = hg.asarray(np.array(np.nan, dtype=as_dtype(dtype)))
+    args = (nan, x) if nan_first else (x, nan)
+    graph = hg.Graph([x], [getattr(hg, then)(getattr(hg, combine)(*args))])
+    xs = np.array([0, 1, -1, 2.5, -0.0, np.inf, -np.inf, np.nan, 300.0]).astype(as_dtype(dtype))
+    for where, (out,) in results_everywhere(graph, xs):
+        assert out.dtype == as_dtype(dtype), where
+        assert np.isnan(np.asarray(out, np.float64)).all(), (where, out)
+
+
+def test_nan_operand_of_a_symbolic_shape_is_folded_to_a_dynamic_broadcast():
+    x = hg.tensor("x", (None,), "float32")
+    fn = hg.compile(hg.Graph([x], [hg.exp(x * np.float32(np.nan))]))
+    for n in (0, 3, 17):
+        (out,) = fn(np.arange(n, dtype=np.float32))
+        assert out.shape == (n,) and np.isnan(out).all()
