@@ -152,29 +152,6 @@ def constant(value, dtype: np.dtype, shape: Sequence[int] = ()) -> ir.Value:
                                                  shape=list(shape)))
 
 
-_SPLAT_FORWARDING = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim",
-                     "stablehlo.reshape", "stablehlo.convert")
-
-
-def is_nan_splat(v: ir.Value) -> bool:
-    """Whether ``v`` is a real floating-point constant that is NaN everywhere (a splat
-    constant, or one broadcast, reshaped or converted)."""
-    for _ in range(4):
-        owner = v.owner
-        if not isinstance(owner, (ir.Operation, ir.OpView)):
-            return False
-        name = owner.name
-        if name == "stablehlo.constant":
-            attr = owner.attributes["value"]
-            if not (isinstance(attr, ir.DenseFPElementsAttr) and attr.is_splat):
-                return False
-            return bool(np.isnan(ir.FloatAttr(attr.get_splat_value()).value))
-        if name not in _SPLAT_FORWARDING:
-            return False
-        v = owner.operands[0]
-    return False
-
-
 def broadcast_to(x: ir.Value, from_type: TensorType, shape: Sequence[int]) -> ir.Value:
     """NumPy broadcasting of ``x`` (of ``from_type``) to ``shape``; no-op when equal."""
     shape = tuple(shape)

@@ -13,7 +13,7 @@ from ...frontend.graph import Constant
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, is_complex, is_float
 from ..context import LoweringContext
-from ..emit import compare, constant, convert, is_nan, is_nan_splat, ordered_compare, real_dtype, signbit
+from ..emit import compare, constant, convert, is_nan, ordered_compare, real_dtype, signbit
 from ...xla.mlir import chlo, hlo, ir
 from ..registry import register
 
@@ -46,16 +46,22 @@ _PLAIN = {
 }
 
 
+def _all_nan(data: np.ndarray) -> bool:
+    return is_float(data.dtype) and data.size > 0 and bool(np.isnan(data).all())
+
+
 def nan_absorbing(rule: Callable) -> Callable:
     """``rule`` for an op whose real result is NaN wherever an operand is (add,
-    subtract, multiply, divide, maximum, minimum): with an operand that is a NaN
-    constant everywhere, the result is that constant. XLA:CPU would otherwise compute
+    subtract, multiply, divide, maximum, minimum): with an operand that is a graph
+    constant NaN everywhere, the result is that constant. XLA:CPU would otherwise compute
     e.g. ``exp(x + nan)`` in float32 with an argument LLVM knows to be NaN, and its exp
     then returns whatever was in memory (jax.jit does the same)."""
     def lower(ctx: LoweringContext, *operands: ir.Value) -> list[ir.Value]:
-        t = ctx.out_type
-        if is_float(t.dtype) and any(is_nan_splat(v) for v in operands):
-            return [constant(np.nan, t.dtype, t.shape)]
+        for v in ctx[1].inputs:  # (ctx.node; most nodes have no constant input)
+            if type(v) is Constant and _all_nan(v.data):
+                t = ctx.out_type
+                if is_float(t.dtype):
+                    return [constant(np.nan, t.dtype, t.shape)]
         return rule(ctx, *operands)
     lower.__name__ = lower.__qualname__ = getattr(rule, "__name__", "lower_nary")
     lower.__doc__ = rule.__doc__
