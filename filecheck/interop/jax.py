@@ -71,16 +71,16 @@ cond()
 
 
 def fallback():
-    # cumlogsumexp has no rule: jax's lowering of it, merged as a private function
-    print_ir("fallback", from_jax(lambda x: lax.cumlogsumexp(x), f32(3)))
+    # zeta has no rule (hlograph has no Hurwitz zeta): jax's lowering of it, merged as
+    # a private function
+    print_ir("fallback", from_jax(lambda s, q: lax.zeta(s, q), f32(3), f32(3)))
 
 
 # CHECK-LABEL: TEST: fallback float32[3]
-# CHECK: %[[C:.+]] = call @[[FN:jax_jaxprimitiveop]](%arg0) : (tensor<3xf32>) -> tensor<3xf32>
+# CHECK: %[[C:.+]] = call @[[FN:jax_jaxprimitiveop]](%arg0, %arg1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
 # CHECK: return %[[C]]
-# CHECK: func.func private @[[FN]](%arg0: tensor<3xf32>) -> tensor<3xf32>
-# CHECK: func.func private @cumlogsumexp
-# CHECK: "stablehlo.reduce_window"
+# CHECK: func.func private @[[FN]](%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>
+# CHECK: chlo.zeta %arg0, %arg1 : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
 fallback()
 
 

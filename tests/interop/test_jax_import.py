@@ -6,9 +6,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 import hlograph as hg
 from hlograph.interop.jax import from_jax
+from hlograph.tests.helpers import assert_same
 from hlograph.tests.interop.jax_corpus import FALLBACKS, FLOAT64, cast, compare_with_jax, corpus, integers, weak_types
 
 NAMES = list(corpus(np.random.default_rng(0)))
@@ -59,6 +61,19 @@ def test_integer_semantics(dtype):
     assert g.x64 == (dtype == "int64")
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint32", "int32", "int64", "uint64"])
+def test_mulhi_is_the_high_half_of_the_product(dtype, rng):
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, size=16, dtype=dtype, endpoint=True)
+    y = rng.integers(info.min, info.max, size=16, dtype=dtype, endpoint=True)
+    x[:4], y[:4] = [info.min, info.max, 0, info.max], [info.min, info.min, info.max, info.max]
+    g = compare_with_jax(lax.mulhi, x, y)
+    assert not g.report.fallbacks and g.report.by_rule["mulhi"] == 1, str(g.report)
+    exact = np.array([(int(a) * int(b)) >> (8 * x.itemsize) for a, b in zip(x, y)], dtype)
+    np.testing.assert_array_equal(hg.compile(g)(x, y), exact)
+    np.testing.assert_array_equal(hg.evaluate(g, x, y), exact)
+
+
 def test_the_graph_is_what_jax_computes_also_by_perform(rng):
     # the reference (each Op's perform) agrees too: the imported graph means jax's function
     f, args = corpus(rng)["mlp"]
@@ -91,3 +106,89 @@ def test_float_comparisons_in_total_order():
                                              lax_internal.eq_to_p)]
     g = compare_with_jax(f, x, y)
     assert not g.report.fallbacks
+
+
+# --- rules that replaced the fallback: cumlogsumexp, eig ------------------------------
+def _no_fallback(g, primitive):
+    assert not g.report.fallbacks, str(g.report)
+    assert g.report.by_rule[primitive] >= 1, str(g.report)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("shape, axis", [((9,), 0), ((3, 5), 1), ((6, 2), 0), ((2, 1, 4), 1), ((0, 3), 0),
+                                         ((3, 0), 1)])
+def test_cumlogsumexp_is_a_rule(shape, axis, reverse, dtype, rng):
+    # a prefix scan of logaddexp (a float32 scan stays float32), forward and reversed
+    x = (rng.normal(size=shape) * 4).astype(dtype)
+    f = lambda x: lax.cumlogsumexp(x, axis=axis, reverse=reverse)
+    g = compare_with_jax(f, x)
+    _no_fallback(g, "cumlogsumexp")
+    assert g.x64 == (dtype == np.float64) and g.output_types[0].dtype == dtype
+    with jax.enable_x64(g.x64):
+        assert_same(hg.evaluate(g, x), np.asarray(jax.jit(f)(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cumlogsumexp_infinities_nans_and_gradient(dtype):
+    # -inf (a masked logit) contributes nothing, +inf and NaN propagate forward (or
+    # backward when reversed), as jax's scan of logaddexp
+    x = np.array([-np.inf, -np.inf, 1.0, -np.inf, 2.5, np.inf, 0.0, np.nan, 3.0], dtype)
+    f = lambda x: (lax.cumlogsumexp(x), lax.cumlogsumexp(x, reverse=True), jnp.logaddexp(x, 0.0))
+    _no_fallback(compare_with_jax(f, x), "cumlogsumexp")
+    # jnp.cumsum-like use: a running log-normalizer, and its gradient (hlograph's derivative)
+    y = np.linspace(-3, 3, 7).astype(dtype)
+    loss = lambda y: jnp.sum(jnp.sin(lax.cumlogsumexp(y, axis=0, reverse=True)))
+    g = from_jax(loss, y)
+    _no_fallback(g, "cumlogsumexp")
+    grad = hg.compile(hg.Graph(g.inputs, hg.grad(g.outputs[0], g.inputs[0])))(y)
+    with jax.enable_x64(dtype == np.float64):
+        assert_same(grad, np.asarray(jax.grad(loss)(y)))
+
+
+def test_cumulative_reductions_are_rules_in_both_directions(rng):
+    x = rng.normal(size=(4, 5)).astype(np.float64)
+    prims = {"cumsum": lax.cumsum, "cumprod": lax.cumprod, "cummax": lax.cummax, "cummin": lax.cummin,
+             "cumlogsumexp": lax.cumlogsumexp}
+    f = lambda x: [p(x, axis=a, reverse=r) for p in prims.values() for a in (0, 1) for r in (False, True)]
+    g = compare_with_jax(f, x)
+    assert not g.report.fallbacks, str(g.report)
+    assert all(g.report.by_rule[p] == 4 for p in prims), str(g.report)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eig_is_a_rule(dtype, rng):
+    # hlograph's Eig lowers through jax's eig: the same LAPACK geev, eigenvalues in the
+    # same order, the same (unit-norm) eigenvectors; complex64 for float32 input
+    a = rng.normal(size=(2, 4, 4)).astype(dtype)
+    for f in (jnp.linalg.eig, jnp.linalg.eigvals):
+        g = compare_with_jax(f, a, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                             atol=1e-5 if dtype == np.float32 else 1e-12)
+        _no_fallback(g, "eig")
+        assert g.output_types[0].dtype == (np.complex64 if dtype == np.float32 else np.complex128)
+    w = hg.evaluate(from_jax(jnp.linalg.eigvals, a), a)
+    np.testing.assert_allclose(np.sort_complex(w.ravel()), np.sort_complex(np.linalg.eigvals(a).ravel()),
+                               rtol=1e-4)
+
+
+def test_eig_variants_without_a_matching_op_stay_on_the_fallback(rng):
+    a = rng.normal(size=(3, 3)).astype(np.float32)
+    g = compare_with_jax(lambda a: lax.linalg.eig(a, compute_left_eigenvectors=True)[0], a)
+    assert dict(g.report.fallbacks) == {"eig": 1} and "left eigenvectors" in str(g.report)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reduce_window_with_a_function_of_its_own_is_a_rule(dtype, rng):
+    # XLA's order: the initial value, then the window's elements in row-major order,
+    # padding and dilation holes skipped (a non-associative function and an initial
+    # value that is no identity show it)
+    x = rng.normal(size=(5, 6)).astype(dtype)
+    rw = lax.reduce_window
+    f = lambda x: (rw(x, -jnp.inf, jnp.logaddexp, (2, 3), (1, 2), "SAME"),
+                   rw(x, 0.5, lax.add, (3, 2), (2, 1), ((1, 2), (0, 1)), base_dilation=(2, 1), window_dilation=(1, 2)),
+                   rw(x, 2.0, lambda a, b: a * 0.5 + b, (1, 4), (1, 1), ((0, 0), (3, 0))),
+                   rw((x, x * 2), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (2, 2), (1, 1), "VALID"),
+                   rw(x[:0], 1.0, lax.mul, (1, 2), (1, 1), "VALID"))
+    g = compare_with_jax(f, x)
+    assert not g.report.fallbacks and g.report.by_rule["reduce_window"] == 5, str(g.report)
+    assert g.output_types[0].dtype == dtype

@@ -7,7 +7,8 @@ promoted them while tracing), so hlograph's builders give jax's result dtype
 except where the two libraries mean different things by one name; those rules
 spell jax's meaning out: integer ``div`` truncates (NumPy's floors), ``rem``
 takes the dividend's sign, ``round`` rounds half away from zero unless asked
-for half to even, ``integer_pow`` multiplies as jax does.
+for half to even, ``integer_pow`` multiplies as jax does, ``mulhi`` is the high
+half of the double-width product.
 """
 
 from __future__ import annotations
@@ -199,6 +200,39 @@ def integer_pow(x, *, y):
         if n > 0:
             x = hg.multiply(x, x)
     return hg.divide(const(1, acc.dtype), acc) if y < 0 else acc
+
+
+@register("mulhi")
+def mulhi(x, y):
+    """The high half of the double-width product, as jax computes it: below 64 bits the
+    product in the double-width integer, shifted right; 64-bit operands as four
+    32x32-bit products in uint64 (and for signed operands the unsigned high word
+    corrected by ``-(x < 0) * y - (y < 0) * x``). Exact integer arithmetic."""
+    dtype = x.dtype
+    if not is_integer(dtype) or y.dtype != dtype:
+        raise Unsupported(f"mulhi of {x.dtype} and {y.dtype}")
+    bits = dtype.itemsize * 8
+    signed = dtype.kind == "i"
+    if bits < 64:
+        wide = np.dtype(f"{'i' if signed else 'u'}{2 * dtype.itemsize}")
+        prod = hg.multiply(hg.astype(x, wide), hg.astype(y, wide))
+        return hg.astype(hg.right_shift(prod, const(bits, wide)), dtype)
+    u64 = np.dtype(np.uint64)
+    c = lambda v: const(v, u64)  # noqa: E731
+    xu, yu = _unsigned(x), _unsigned(y)
+    lo = lambda v: hg.bitwise_and(v, c(0xFFFFFFFF))  # noqa: E731
+    hi = lambda v: hg.right_shift(v, c(32))  # noqa: E731
+    x_lo, x_hi, y_lo, y_hi = lo(xu), hi(xu), lo(yu), hi(yu)
+    lo_lo, lo_hi = hg.multiply(x_lo, y_lo), hg.multiply(x_lo, y_hi)
+    hi_lo, hi_hi = hg.multiply(x_hi, y_lo), hg.multiply(x_hi, y_hi)
+    cross = hg.add(hg.add(lo(lo_hi), lo(hi_lo)), hi(lo_lo))
+    high = hg.add(hi_hi, hg.add(hi(lo_hi), hg.add(hi(hi_lo), hi(cross))))
+    if not signed:
+        return high
+    high = hg.bitcast(high, dtype)
+    x_sign = hg.right_shift(x, const(63, dtype))  # -1 where negative, else 0
+    y_sign = hg.right_shift(y, const(63, dtype))
+    return hg.add(high, hg.add(hg.multiply(x_sign, y), hg.multiply(y_sign, x)))
 
 
 @register("shift_right_arithmetic")

@@ -1,10 +1,10 @@
 """Linear algebra primitives hlograph has Ops for: ``cholesky``,
-``triangular_solve``, ``eigh``, ``qr``, ``svd`` and ``lu`` (its permutation, as
+``triangular_solve``, ``eigh``, ``eig``, ``qr``, ``svd`` and ``lu`` (its permutation, as
 ``lu_pivots_to_permutation``, a loop over the pivots). hlograph lowers
 these Ops through jax's own lowering (LAPACK on the CPU), so the imported
 graph computes what jax computes. Variants without a matching Op (pivoted QR,
-eigenvalue or singular value subsets, a chosen algorithm) go through the
-fallback."""
+eigenvalue or singular value subsets, a chosen algorithm, left eigenvectors of
+``eig`` or its eigenvector derivatives) go through the fallback."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from ....frontend.graph import Graph, Variable
 from ....frontend.ops.control import Scan
-from ....frontend.ops.linalg import QR, SVD, Cholesky, Eigh, LUFactor, SolveTriangular
+from ....frontend.ops.linalg import QR, SVD, Cholesky, Eig, Eigh, LUFactor, SolveTriangular
 from ....frontend.types import TensorType, is_complex
 from ..registry import Unsupported, register
 from .common import hg, iota
@@ -58,6 +58,22 @@ def eigh(a, *, lower=True, sort_eigenvalues=True, subset_by_index=None, algorith
         raise Unsupported("unsorted eigenvalues, an eigenvalue subset or a chosen algorithm")
     w, v = Eigh("L" if lower else "U", True)(a)
     return [v, w]
+
+
+@register("eig")
+def eig(a, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True, enable_eigvec_derivs=False,
+        implementation=None, use_magma=None):
+    # hlograph's Eig is jnp.linalg.eig / eigvals: the eigenvalues and the right eigenvectors
+    if compute_left_eigenvectors:
+        raise Unsupported("left eigenvectors")
+    if enable_eigvec_derivs and compute_right_eigenvectors:
+        raise Unsupported("eigenvector derivatives (hlograph's Eig defines none)")
+    if implementation is not None or use_magma:
+        raise Unsupported(f"a chosen implementation ({implementation or 'magma'})")
+    if compute_right_eigenvectors:
+        w, v = Eig(True)(a)
+        return [w, v]
+    return [Eig(False)(a)]
 
 
 @register("qr")

@@ -1,8 +1,10 @@
 """Reductions: ``reduce_sum``/``max``/``min``/``prod``/``and``/``or``, ``argmax``
 and ``argmin``, ``psum``/``pmax``/``pmin`` over vmapped (positional) axes, the
-cumulative ``cumsum``/``cumprod``/``cummax``/``cummin``, and the windowed
+cumulative ``cumsum``/``cumprod``/``cummax``/``cummin`` (hlograph's CumOp) and
+``cumlogsumexp`` (a prefix scan of ``hg.logaddexp``), the windowed
 ``reduce_window_sum``/``max``/``min`` (pooling) with the max pool's derivatives,
-and ``reduce`` with a combining function of its own (``lax.reduce``).
+and ``reduce`` and ``reduce_window`` with a combining function of their own
+(``lax.reduce``, ``lax.reduce_window``).
 
 A windowed reduction is the combination of one strided slice per window
 position: the operand is padded with the reduction's identity (base dilation as
@@ -29,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ....frontend.types import is_float
 from ..registry import Unsupported, register
 from .common import const, hg, ints
 
@@ -136,6 +139,35 @@ _cumulative("cummax", hg.cummax)
 _cumulative("cummin", hg.cummin)
 
 
+@register("cumlogsumexp")
+def cumlogsumexp(x, *, axis, reverse=False):
+    """The running ``logaddexp`` along ``axis``: an inclusive prefix scan (Hillis and
+    Steele: ``ceil(log2(n))`` steps, each combining every element with the one
+    ``2**k`` before it, -inf before the start), so each result is a tree of
+    ``hg.logaddexp`` of depth ``log2(n)``, as XLA's rewrite of jax's reduce_window
+    lowering combines it; ``reverse`` scans the flipped operand."""
+    if not is_float(x.dtype):
+        raise Unsupported(f"cumlogsumexp of {x.dtype}")
+    if x.ndim == 0:
+        return x
+    axis = int(axis)
+    n = x.shape[axis]
+    if n <= 1:
+        return x
+    y = hg.flip(x, axis) if reverse else x
+    lead = [slice(None)] * x.ndim
+    shift = 1
+    while shift < n:
+        before = list(lead)
+        before[axis] = slice(0, n - shift)
+        pad_shape = list(x.shape)
+        pad_shape[axis] = shift
+        shifted = hg.concatenate([hg.broadcast_to(const(-np.inf, x.dtype), pad_shape), y[tuple(before)]], axis=axis)
+        y = hg.logaddexp(shifted, y)
+        shift *= 2
+    return hg.flip(y, axis) if reverse else y
+
+
 def _identity(name: str, dtype: np.dtype):
     if name == "sum":
         return const(0, dtype)
@@ -177,6 +209,49 @@ def _windowed(name: str, combine) -> None:
 _windowed("sum", hg.add)
 _windowed("max", hg.maximum)
 _windowed("min", hg.minimum)
+
+
+@register("reduce_window")
+def reduce_window(*args, jaxpr, consts, window_dimensions, window_strides, padding, base_dilation,
+                  window_dilation):
+    """``lax.reduce_window`` with a combining function of its own, over one or several
+    operands, as XLA's reduce_window computes each output: the initial values, then
+    each element of the window in row-major order combined into the accumulator
+    (``acc = f(acc, element)``), padding and base-dilation holes skipped. The function
+    (a jaxpr on scalars) is imported elementwise on the output shape (``jnp.vectorize``
+    of it, traced by jax once)."""
+    from .control import inline
+    from .shape import pad
+    n = len(args) // 2
+    operands, inits = list(args[:n]), list(args[n:])
+    window, strides, dilation = ints(window_dimensions), ints(window_strides), ints(window_dilation)
+    if int(np.prod(window)) > MAX_WINDOW:
+        raise Unsupported(f"a window of {int(np.prod(window))} elements")
+    config = [(int(lo), int(hi), int(b) - 1) for (lo, hi), b in zip(padding, ints(base_dilation))]
+    valid = None
+    if any(c != (0, 0, 0) for c in config):
+        valid = pad(hg.ones(tuple(operands[0].shape), dtype=np.bool_), const(False, np.bool_), padding_config=config)
+        operands = [pad(x, i, padding_config=config) for x, i in zip(operands, inits)]
+    shape = operands[0].shape
+    out = tuple((m - (w - 1) * d - 1) // s + 1 for m, w, d, s in zip(shape, window, dilation, strides))
+    if any(m < 0 for m in out):
+        raise Unsupported("a window larger than the padded operand")
+    acc = [hg.broadcast_to(i, out) for i in inits]
+    if 0 in out or 0 in window:
+        return acc
+    x64 = bool(jax.config.jax_enable_x64) or any(x.dtype.itemsize == 8 for x in operands)
+    body = lambda *v: tuple(jax.core.eval_jaxpr(jaxpr, consts, *v))  # noqa: E731
+    with jax.enable_x64(x64):
+        closed = jax.make_jaxpr(jnp.vectorize(body))(*(jax.ShapeDtypeStruct(out, v.dtype) for v in acc + acc))
+    for offset in itertools.product(*(range(w) for w in window)):
+        key = tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, m, s in zip(offset, dilation, out, strides))
+        parts = [x[key] if any(k != slice(0, m, 1) for k, m in zip(key, x.shape)) else x for x in operands]
+        combined = inline(closed, *acc, *parts)
+        if valid is not None:
+            ok = valid[key]
+            combined = [hg.where(ok, c, a) for c, a in zip(combined, acc)]
+        acc = combined
+    return acc
 
 
 def _select(select_prim):
