@@ -97,7 +97,12 @@ class Elemwise(Op):
                 f"(the builder function casts)"
             )
         shape = broadcast_shapes(*(v.shape for v in inputs), op=name)
-        return Apply(self, inputs, [TensorType(out_dt, shape)])
+        t = inputs[0].type  # (an input's type when it is the output's: one object less per node)
+        if t.shape != shape or out_dt != dt:
+            t = inputs[-1].type
+            if t.shape != shape or out_dt != dt:
+                t = TensorType(out_dt, shape)
+        return Apply(self, inputs, [t])
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         fn = self.ufunc if self.ufunc is not None else type(self).reference
