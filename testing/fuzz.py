@@ -117,7 +117,7 @@ class OpSpec:
     max_ndim: int = 4
     bfloat16: bool = True      # NumPy (through ml_dtypes) runs it on bfloat16
     finite: bool = False       # finite inputs only (LAPACK's SVD may not return on inf/NaN)
-    finite_complex: bool = False  # complex inputs finite only
+    finite_complex: bool = False  # finite inputs only when one of them is complex
     rhs_kinds: str | None = None  # kinds of the second argument, when not ``kinds``
 
 
@@ -303,7 +303,7 @@ def _stack_params(rng, args):
 def _take_params(rng, args):
     x = args[0]
     axis = _axis(rng, x)
-    size = x.size if axis is None else x.shape[axis]
+    size = x.size if axis is None or x.ndim == 0 else x.shape[axis]  # 0-d: taken as 1-d
     if size == 0:
         return {"indices": [], "axis": axis}
     k = int(rng.integers(0, 4))
@@ -538,7 +538,7 @@ def _specs() -> tuple[OpSpec, ...]:
         OpSpec("linalg.matrix_norm", bfloat16=False, finite=True, kinds="ifc", min_ndim=2,
                params=_matrix_norm_params),
         OpSpec("linalg.matrix_power", bfloat16=False, kinds="ifc", min_ndim=2, square=True,
-               params=_matrix_power_params),
+               finite_complex=True, params=_matrix_power_params),
         # fft (finite: pocketfft and XLA's FFT meet infinities in different orders)
         OpSpec("fft.fft", bfloat16=False, finite=True, kinds="ifc", min_ndim=1, params=_fft_params),
         OpSpec("fft.ifft", bfloat16=False, finite=True, kinds="ifc", min_ndim=1, params=_fft_params),
@@ -727,8 +727,13 @@ def _documented_difference(program: Program, np_pool: Sequence[np.ndarray], hg_p
     """A step that meets a documented difference only its values reveal (README,
     "NumPy semantics: the documented differences"): ``linalg.pinv`` of empty
     non-float matrices whose last two dims the graph leaves unknown (NumPy keeps
-    the input's dtype then, the graph's dtype is float64's)."""
+    the input's dtype then, the graph's dtype is float64's); ``dot``/``inner``/
+    ``tensordot`` with a contracted dim of size 1 and NaN or infinite operands
+    (OpenBLAS's matrix-vector product gives 0 for some NaN * 0)."""
     for st in program.steps:
+        if st.name in ("dot", "inner", "tensordot") and _blas_gemv_nan_times_zero(
+                [np_pool[a] for a in st.args if not isinstance(a, tuple)]):
+            return True
         if st.name == "linalg.pinv":
             a, v = hg_pool[st.args[0]], np_pool[st.args[0]]
             if v.dtype.kind not in "fc" and 0 in v.shape[-2:] and None in a.shape[-2:]:
@@ -740,6 +745,18 @@ def _documented_difference(program: Program, np_pool: Sequence[np.ndarray], hg_p
             # integer type: undefined in C, saturated when compiled (README, "Undefined inputs")
             return True
     return False
+
+
+def _blas_gemv_nan_times_zero(operands: Sequence[np.ndarray]) -> bool:
+    """Whether a product of ``operands`` may meet OpenBLAS's NaN * 0 = 0: a dim of size
+    1 to contract, a NaN or an infinity, and a zero."""
+    vals = [np.asarray(v) for v in operands]
+    if len(vals) != 2 or not any(1 in v.shape for v in vals):
+        return False
+    inexact = [v for v in vals if v.dtype.kind in "fc" or v.dtype == _BF16]
+    with np.errstate(invalid="ignore"):
+        return any(not np.isfinite(np.asarray(v, np.complex128)).all() for v in inexact) \
+            and any((v == 0).any() for v in vals)
 
 
 def _undefined_cast(v: np.ndarray, target: np.dtype) -> bool:
@@ -889,8 +906,10 @@ def generate(rng: np.random.Generator, n_steps: int = 3, dtypes: Sequence[np.dty
                 raise ValueError("non-finite or huge input")
             if spec.name in _CONDITIONED and not _well_conditioned(vals[0]):
                 raise ValueError("ill-conditioned matrix")
-            if spec.finite_complex and any(np.asarray(v).dtype.kind == "c" and not np.isfinite(v).all()
-                                           for v in vals):
+            # a real operand beside a complex one is promoted: its infinities and NaNs
+            # become infinite or NaN parts of complex products too
+            if spec.finite_complex and any(np.asarray(v).dtype.kind == "c" for v in vals) and \
+                    not all(np.isfinite(v).all() for v in vals):
                 raise ValueError("non-finite complex input")
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")

@@ -366,9 +366,9 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
     if isinstance(repeats, Variable):
         return dynamic_repeat(x, repeats, axis)
     x = as_variable(x)
-    if axis is None:
+    if axis is None or x.ndim == 0:  # NumPy takes a 0-d input as 1-d (axis 0 or -1)
         x = sh.reshape(x, -1)
-        axis = 0
+        axis = 0 if axis is None else axis
     axis = normalize_axis(axis, x.ndim, "repeat")
     counts = as_ints(repeats, "repeat", "repeats")
     if any(c < 0 for c in counts):

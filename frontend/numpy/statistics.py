@@ -29,7 +29,6 @@ from ..ops import indexing as ix
 from ..ops import reduction as rd
 from ..ops import shape as sh
 from ..ops import sort as srt
-from ..ops.construct import shape_of
 from ..ops.basic import as_variable, normalize_axes, normalize_axis, result_type, scalar_reduction_axis
 from ..ops.conv import ConvGeneralDilated, sequence_operands
 from ..ops.linalg import matmul
@@ -495,12 +494,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
             if avg.type.is_static:
                 return avg, sh.full(avg.shape, n, avg.dtype) if avg.ndim else ew.astype(Constant(n), avg.dtype)
             return avg, sh.full_like(avg, n)
-        # unknown dims: the count is a.size / avg.size at run time
-        dims = shape_of(a)
-        n = dims[axes[0]]
-        for i in axes[1:]:
-            n = ew.multiply(n, dims[i])
-        return avg, sh.full_like(avg, ew.astype(n, avg.dtype))
+        # unknown dims: a.size / avg.size counted at run time (int64 ones, exact), avg's shape
+        n = rd.sum(sh.full_like(a, 1, _I64), axis=axes, keepdims=keepdims)
+        return avg, ew.astype(n, avg.dtype)
     w = as_variable(weights)
     if a.dtype.kind in "iub":
         dt = result_type(a, w, Constant(np.float64(0)))
@@ -578,11 +574,17 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
         X = sh.concatenate([X, ew.astype(Y, dtype)], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
-    n = _static_dim(X, 1, "cov")
-    fact = builtins.max(n - ddof, 0)
+    # NumPy scales by the float64 1 / fact (inf when fact <= 0), computing in float64
+    if X.shape[1] is not None:
+        fact = builtins.max(X.shape[1] - ddof, 0)
+        scale = Constant(np.float64(1.0 / fact if fact else np.inf))
+    else:  # the number of observations, counted per variable at run time
+        n = rd.sum(sh.full_like(X, 1, _I64), axis=1, keepdims=True)
+        scale = ew.divide(Constant(np.float64(1.0)), ew.astype(ew.maximum(ew.subtract(n, ddof), 0), _F64))
     X = ew.subtract(X, rd.mean(X, axis=1, keepdims=True))
     c = matmul(X, sh.transpose(ew.conj(X) if is_complex(X.dtype) else X))
-    c = ew.astype(ew.divide(c, ew.astype(Constant(fact), _real_dtype(as_dtype(dtype)))), dtype)
+    wide = DTYPES["complex128"] if is_complex(c.dtype) else _F64
+    c = ew.astype(ew.multiply(ew.astype(c, wide), ew.astype(scale, wide)), dtype)
     return sh.squeeze(c) if X.shape[0] == 1 else c
 
 
@@ -591,7 +593,12 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return ew.divide(c, c)
-    d = ix.getitem(sh.reshape(c, (-1,)), slice(None, None, c.shape[0] + 1))
+    if c.shape[0] is not None:
+        d = ix.getitem(sh.reshape(c, (-1,)), slice(None, None, c.shape[0] + 1))
+    else:  # an unknown number of variables: the diagonal gathered along the rows
+        rows = ix.getitem(c, (slice(None), slice(0, 1)))
+        d = sh.reshape(ix.take_along_axis(c, ew.subtract(rd.cumsum(sh.full_like(rows, 1, _I64), axis=0), 1),
+                                          axis=1), (-1,))
     std = ew.sqrt(ew.real(d) if is_complex(d.dtype) else d)
     c = ew.divide(c, ew.astype(sh.reshape(std, (-1, 1)), c.dtype))
     c = ew.divide(c, ew.astype(sh.reshape(std, (1, -1)), c.dtype))

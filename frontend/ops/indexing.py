@@ -766,9 +766,9 @@ def take(x: Any, indices: Any, axis: int | None = None, mode: str | None = None)
     """numpy.take: ``x[..., indices, ...]`` along ``axis`` (``None``: of the flattened ``x``).
     ``mode``: 'raise' (default; out of range clamps on a device), 'wrap' or 'clip'."""
     x = as_variable(x)
-    if axis is None:
+    if axis is None or x.ndim == 0:  # NumPy takes a 0-d input as 1-d (axis 0 or -1)
         x = sh.reshape(x, -1)
-        axis = 0
+        axis = 0 if axis is None else axis
     axis = normalize_axis(axis, x.ndim, "take")
     indices = _int_index(indices, "take")
     if mode not in (None, "raise"):
@@ -785,7 +785,14 @@ def _along_axis_index(arr: Variable, indices: Variable, axis: int, op: str) -> t
         if d == axis:
             idx.append(indices)
             continue
-        n = _known_dim(arr, d, op)
+        n = arr.shape[d]
+        if n is None:
+            # a run-time arange along d: cumulative sums of ones shaped like one line of arr
+            from .reduction import cumsum
+
+            line = getitem(arr, tuple(slice(None) if e == d else slice(0, 1) for e in range(arr.ndim)))
+            idx.append(ew.subtract(cumsum(sh.full_like(line, 1, "int64"), axis=d), 1))
+            continue
         shape = [1] * arr.ndim
         shape[d] = n
         idx.append(Constant(np.arange(n, dtype=np.int64).reshape(shape)))

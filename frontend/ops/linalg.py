@@ -561,6 +561,8 @@ def matrix_power(a: Any, n: int) -> Variable:
         return broadcast_to(eye(a.shape[-1], dtype=a.dtype), a.shape)
     if n < 0:
         a, n = inv(a), -n
+    if n == 3:  # NumPy's shortcut associates (a @ a) @ a, which infinities and NaNs can tell
+        return matmul(matmul(a, a), a)
     result = None
     base = a
     while n:

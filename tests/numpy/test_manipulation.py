@@ -226,6 +226,15 @@ def test_repeat(shape, repeats, axis, rng):
     check_against_numpy(lambda x: m.repeat(x, repeats, axis), [v], np.repeat(v, repeats, axis))
 
 
+@pytest.mark.parametrize("repeats,axis", [(2, 0), (0, -1), ([3], -1)], ids=str)
+def test_repeat_of_0d_input_along_axis_0_or_minus_1(repeats, axis):
+    # NumPy takes a 0-d input as 1-d when an axis is given (axis 1 is out of bounds)
+    v = np.array(-2.5)
+    check_against_numpy(lambda x: m.repeat(x, repeats, axis), [v], np.repeat(v, repeats, axis))
+    with pytest.raises(ValueError, match="out of bounds"):
+        m.repeat(hg.tensor("x", (), "float64"), 2, axis=1)
+
+
 # --- append, insert, delete, resize ---------------------------------------------------------
 @pytest.mark.parametrize("a_spec,v_spec,axis", [
     (((2, 3), "float32"), ((2,), "int32"), None),

@@ -289,6 +289,52 @@ def test_average_keepdims_and_errors(rng):
         m.average(hg.tensor("x", (3, 4)), axis=0, weights=hg.tensor("w", (4,)))
 
 
+def _everywhere(build, arrays, shapes, want):
+    """hg.evaluate and the O0 and O2 compilations of ``build`` on inputs of ``shapes`` (None:
+    a dim known only at call time) equal NumPy's ``want`` (an array, or a tuple of them)."""
+    from hlograph.testing.fuzz import compare
+
+    vs = [hg.tensor(f"x{i}", s, a.dtype) for i, (a, s) in enumerate(zip(arrays, shapes))]
+    out = build(*vs)
+    g = hg.Graph(vs, list(out) if isinstance(out, tuple) else out)
+    wants = want if isinstance(want, tuple) else (want,)
+    for where, got in results_everywhere(g, *arrays):
+        got = tuple(got) if isinstance(want, tuple) else (got,)
+        assert len(got) == len(wants), where
+        for i, (o, w) in enumerate(zip(got, wants)):
+            msg = compare(np.asarray(o), np.asarray(w))
+            assert msg is None, f"{where} output {i}: {msg}"
+
+
+@pytest.mark.parametrize("shape,shapes,axis,wshape,returned,keepdims", [
+    ((4, 3), [(None, 3), (3,)], 1, (3,), True, False),
+    ((4, 3), [(None, 3), (None,)], 0, (4,), True, True),
+    ((4, 3), [(None, None), (None, None)], None, (4, 3), True, False),
+    ((2, 3, 4), [(None, 3, None), (None, 4)], (0, 2), (2, 4), False, False),
+    ((4, 3), [(None, 3)], 0, None, True, False),
+    ((4, 3), [(None, 3)], 1, None, True, True),
+    ((2, 3, 4), [(None, 3, None)], None, None, True, False),
+    ((2, 3, 4), [(None, 3, None)], (0, 2), None, True, False),
+], ids=str)
+def test_average_with_unknown_dims(rng, shape, shapes, axis, wshape, returned, keepdims):
+    # weights along the axes broadcast to a's run-time shape; returned's count or sum of
+    # weights takes the result's run-time shape
+    x = random_array(rng, shape, "float64")
+    arrays = [x] if wshape is None else [x, random_array(rng, wshape, "float64", "positive")]
+    kw = dict(axis=axis, returned=returned, keepdims=keepdims)
+    want = np.average(*arrays[:1], weights=arrays[1] if wshape else None, **kw)
+    _everywhere(lambda v, *u: m.average(v, weights=u[0] if u else None, **kw), arrays, shapes, want)
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3, 4), (4, 2)], [(None, 3, None), (4, None)]], ids=str)
+def test_average_weights_follow_the_order_of_axis(rng, shapes):
+    # numpy.average: weights of shape (a.shape[2], a.shape[0]) for axis=(2, 0)
+    x = random_array(rng, (2, 3, 4), "float64")
+    w = random_array(rng, (4, 2), "float64", "positive")
+    _everywhere(lambda v, u: m.average(v, axis=(2, 0), weights=u, returned=True), [x, w], shapes,
+                np.average(x, axis=(2, 0), weights=w, returned=True))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int16", "uint8"])
 @pytest.mark.parametrize("axis,keepdims", [(None, False), (-1, True), ((0, 1), False)])
 def test_ptp(rng, dtype, axis, keepdims):
@@ -323,6 +369,19 @@ def test_cov_corrcoef(rng, shape, yshape, rowvar, ddof, bias, dtype):
         check_against_numpy(lambda v, u: m.cov(v, u, rowvar=rowvar, bias=bias, ddof=ddof), arrays,
                             np.cov(x, y, rowvar=rowvar, bias=bias, ddof=ddof))
         check_against_numpy(lambda v, u: m.corrcoef(v, u, rowvar=rowvar), arrays, np.corrcoef(x, y, rowvar=rowvar))
+
+
+@pytest.mark.parametrize("fn", ["cov", "corrcoef"])
+@pytest.mark.parametrize("shape,rowvar,dtype", [((None, 3), True, "float64"), ((None, None), True, "float64"),
+                                                ((None, None), False, "complex128"), ((4, None), False, "float32")])
+def test_cov_corrcoef_with_unknown_dims(rng, fn, shape, rowvar, dtype):
+    # the number of observations divides at run time; corrcoef gathers the diagonal of a
+    # matrix whose size is known only at run time
+    x = random_array(rng, (4, 3), dtype)
+    _everywhere(lambda v: getattr(m, fn)(v, rowvar=rowvar), [x], [shape], _numpy(getattr(np, fn), x, rowvar=rowvar))
+    if dtype != "complex128":  # (inf times a complex zero part is NaN: rounding in the parts decides)
+        # ddof past the number of observations: NumPy scales by 1 / 0 = inf
+        _everywhere(lambda v: m.cov(v, rowvar=rowvar, ddof=5), [x], [shape], _numpy(np.cov, x, rowvar=rowvar, ddof=5))
 
 
 def test_cov_errors():
@@ -377,6 +436,16 @@ def test_diff_prepend_append(rng):
         m.diff(hg.tensor("x", ()))
     with pytest.raises(ValueError, match="diff"):
         m.diff(hg.tensor("x", (3,)), n=-1)
+
+
+@pytest.mark.parametrize("shape,xshape,axis", [((None, 3), (4, 3), 1), ((None, 3), (4, 3), 0),
+                                           ((2, None, None), (2, 3, 4), -1), ((None, 0), (2, 0), 1),
+                                           ((None, None), (2, 0), 1)], ids=str)
+def test_diff_prepend_append_scalars_with_unknown_dims(rng, shape, xshape, axis):
+    # a scalar prepend/append becomes one slice along axis, of the other dims' run-time sizes
+    x = random_array(rng, xshape, "float32")
+    _everywhere(lambda v: m.diff(v, axis=axis, prepend=0.5, append=2), [x], [shape],
+                np.diff(x, axis=axis, prepend=0.5, append=2))
 
 
 @pytest.mark.parametrize("dtype,shape,begin,end", [("float32", (5,), None, None), ("int32", (2, 3), [7, 8], 9),

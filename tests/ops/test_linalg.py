@@ -10,7 +10,7 @@ import scipy.linalg  # (a dependency of jax)
 
 import hlograph as hg
 from hlograph.frontend.ops.linalg import DotGeneral
-from hlograph.tests.helpers import assert_same, compare_with_perform, random_array
+from hlograph.tests.helpers import assert_same, compare_with_perform, random_array, results_everywhere
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 COMPLEX = ["complex64", "complex128"]
@@ -393,6 +393,19 @@ def test_matrix_power(dtype, n, rng):
     tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
     _, ref = compare_with_perform(g, [a], **({} if dtype == "int32" else tol))
     assert_same(ref, np.linalg.matrix_power(a, n), **({} if dtype == "int32" else tol))
+
+
+@pytest.mark.parametrize("n", [3, -3])
+def test_matrix_power_3_associates_as_numpy(n):
+    # NumPy's matrix_power(a, 3) is (a @ a) @ a; with infinities a @ (a @ a) has other NaNs
+    a = np.array([[[-3.0, -2.94, 0.13, -2.29], [-1.67, 0.43, 0.63, -1.75],
+                   [-0.42, -np.inf, -2.32, 1.0], [0.67, np.inf, -0.0, 0.6]]], np.float32)
+    x = hg.tensor("a", (1, 4, None), "float32")
+    g = hg.Graph([x], hg.matrix_power(x, n))
+    with np.errstate(all="ignore"):
+        want = np.linalg.matrix_power(a if n > 0 else np.linalg.inv(a), abs(n))
+    for got in (hg.evaluate(g, a), hg.compile(g, pipeline="O0")(a), hg.compile(g)(a)):
+        assert_same(got, want, rtol=1e-4, atol=1e-4)
 
 
 def test_matrix_power_rejects_bad_input():
@@ -851,3 +864,17 @@ def test_matrix_norm_of_empty_matrices(shape, ord):
     graph = hg.Graph([x := hg.tensor("x", shape, "float64")], hg.linalg.norm(x, ord=ord, axis=(-2, -1)))
     for (out,) in _on_every_path(graph, [v]):
         assert_same(out, want)
+
+
+@pytest.mark.parametrize("fn", [hg.dot, hg.inner, lambda a, b: hg.tensordot(a, b, 1), hg.matmul])
+def test_dot_of_nan_times_zero_over_a_dim_of_size_1_is_nan_as_matmul(fn):
+    # README, documented differences: NumPy's dot/inner/tensordot go through OpenBLAS's
+    # matrix-vector product here, which gives 0; its matmul, and hlograph, give NaN
+    a, b = np.array([[np.nan], [np.nan]]), np.array([0.0])
+    x, y = hg.tensor("a", a.shape, "float64"), hg.tensor("b", b.shape, "float64")
+    g = hg.Graph([x, y], [fn(x, y)])
+    with np.errstate(invalid="ignore"):
+        expected = np.matmul(a, b)
+    assert np.isnan(expected).all()
+    for where, (out,) in results_everywhere(g, a, b):
+        np.testing.assert_array_equal(out, expected, err_msg=where)
