@@ -1,8 +1,19 @@
-"""Builds the C part of the per-call path (runtime/_dispatch.c). The rest of
-the project's metadata is in pyproject.toml. The extension is optional: where
-it cannot be built, hlograph uses the Python implementation in
-runtime/dispatch.py (same behaviour, slower calls)."""
+"""Builds the C parts of the runtime: the per-call path (runtime/_dispatch.c) and
+NumPy's 64-byte aligned allocator (runtime/_align.c, against NumPy's headers).
+The rest of the project's metadata is in pyproject.toml. Both extensions are
+optional: where they cannot be built, hlograph uses the Python implementation in
+runtime/dispatch.py (same behaviour, slower calls) and NumPy's own allocator
+(large NumPy arguments are copied on each call)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("hlograph.runtime._dispatch", ["runtime/_dispatch.c"], optional=True)])
+extensions = [Extension("hlograph.runtime._dispatch", ["runtime/_dispatch.c"], optional=True)]
+try:
+    import numpy
+except ImportError:  # pragma: no cover - numpy is a build requirement
+    numpy = None
+if numpy is not None:
+    extensions.append(Extension("hlograph.runtime._align", ["runtime/_align.c"],
+                                include_dirs=[numpy.get_include()], optional=True))
+
+setup(ext_modules=extensions)
