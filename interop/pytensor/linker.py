@@ -177,6 +177,9 @@ class CompiledGraph:
         writes = destroyed_inputs(fgraph)
         self._extra_outputs = [v for v, _ in writes]
         self._writebacks = [(len(fgraph.outputs) + k, i) for k, (_, i) in enumerate(writes)]
+        # an output that is an in-place result on an input is that argument's array itself
+        # (once written back), as in PyTensor's other linkers
+        self._inplace_outputs = {j: i for j, v in enumerate(fgraph.outputs) for w, i in writes if v is w}
         # the common case, called without per-call work on generators: no generator in or out
         self._plain = not self._rng_inputs and not any(self._rng_outputs) and not writes
         # per output: 0 an array (owned), 1 a NumPy scalar, 2 a Generator
@@ -282,20 +285,25 @@ class CompiledGraph:
             outs = entry.function(*args)
         except CheckError as e:
             raise _check_error(entry, e) from None
-        for j, i in self._writebacks:
-            _write_back(generators[i], outs[j])
+        written = {i for j, i in self._writebacks if _write_back(generators[i], outs[j])}
         res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else generator_of(o)
                for o, kind in zip(outs, self._out_kinds)]
+        for j, i in self._inplace_outputs.items():
+            if i in written:
+                res[j] = generators[i]
         for j, i in self._rng_passthrough.items():
             res[j] = copy.deepcopy(generators[i])
         return res
 
 
-def _write_back(arg: Any, value: np.ndarray) -> None:
+def _write_back(arg: Any, value: np.ndarray) -> bool:
     """Writes the result of an in-place Op into the array of the argument it overwrites
-    (nothing to write into for a Python number, a read-only or differently shaped array)."""
+    (nothing to write into for a Python number, a read-only or differently shaped array);
+    True when written."""
     if isinstance(arg, np.ndarray) and arg.flags.writeable and arg.shape == value.shape:
         np.copyto(arg, value, casting="unsafe")
+        return True
+    return False
 
 
 def _check_error(entry: _Entry, e: CheckError) -> Exception:

@@ -93,3 +93,16 @@ def test_scalar_and_tensor_conversions(rng):
     k = pt.scalar_from_tensor(s) * 2 + 1
     outs = [x[:k], pt.tensor_from_scalar(k) * x, x[s:], pt.arange(s + 1)]
     compare_hlograph_and_py([x, s], outs, [np.arange(6, dtype=np.int32), 2])
+
+
+def test_alloc_runtime_broadcast_is_an_error(rng):
+    """As PyTensor's Alloc: a dimension of the value not known to be 1 that is 1 at run
+    time and broadcast to another length is an error (``ValueError``), not a broadcast."""
+    x = pt.vector("x", shape=(None,))
+    fn, _ = compare_hlograph_and_py([x], [pt.alloc(x, 5, 3)], [rng.normal(size=3)])
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.zeros(1))
+    # statically broadcastable (shape 1 in the type): broadcast, as in PyTensor
+    compare_hlograph_and_py([x], [pt.alloc(pt.specify_shape(x, (1,)), 5, 3)], [np.ones(1)])
+    m = pt.matrix("m", shape=(None, 3))
+    compare_hlograph_and_py([m], [pt.alloc(m, 2, 4, 3)], [rng.normal(size=(4, 3))])

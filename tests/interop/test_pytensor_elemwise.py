@@ -172,3 +172,13 @@ def test_gammaln_is_exact_at_its_zeros(dtype):
     fn, res = compare_hlograph_and_py([x], pt.gammaln(x), [vals], rtol=1e-6, atol=0)
     assert res.dtype == np.float32
     assert res[0] == 0 and res[1] == 0
+
+
+def test_squeezing_a_dim_that_is_not_one_is_pytensors_error(rng):
+    """A DimShuffle dropping a dim whose size (known only at run time) is not 1 raises
+    PyTensor's ValueError, with the message of its C and Numba backends."""
+    x = pt.tensor3("x", shape=(4, None, 5))
+    out = pt.squeeze(x, axis=1)
+    fn, _ = compare_hlograph_and_py([x], [out], [rng.normal(size=(4, 1, 5))])
+    with pytest.raises(ValueError, match="Attempting to squeeze axes with size not equal to one"):
+        fn(np.zeros((4, 2, 5)))

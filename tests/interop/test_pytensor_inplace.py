@@ -76,6 +76,33 @@ def test_inplace_op_on_an_input_overwrites_it_as_the_default_mode_does():
         np.testing.assert_array_equal(xv, [1.0, 4.0, 9.0])
 
 
+def test_inplace_result_on_an_input_is_the_argument_array():
+    """The output of an in-place Op on an input is the argument's array itself (its
+    buffer, overwritten), as in PyTensor's default and Numba modes; also for an Elemwise
+    of a two-output Composite writing into both its inputs."""
+    x, y = pt.dvector("x"), pt.dvector("y")
+    f, ref = _both([x], _inplace(ps.sqr)(x))
+    xv, rv = np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])
+    assert f(xv) is xv and ref(rv) is rv
+    np.testing.assert_array_equal(xv, rv)
+    xs, ys = ps.float64("xs"), ps.float64("ys")
+    both = Elemwise(ps.Composite([xs, ys], [xs + 1, ys * 2]), inplace_pattern={0: 0, 1: 1})(x, y)
+    f = pytensor.function([x, y], both, mode="HLOGRAPH", accept_inplace=True)
+    xv, yv = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    o1, o2 = f(xv, yv)
+    assert o1 is xv and o2 is yv
+    np.testing.assert_array_equal(xv, [2.0, 3.0])
+    np.testing.assert_array_equal(yv, [6.0, 8.0])
+    # an argument that cannot be written into (read-only): a new array, the argument kept
+    ro = np.array([1.0, 2.0])
+    ro.flags.writeable = False
+    f = pytensor.function([x], _inplace(ps.sqr)(x), mode="HLOGRAPH", accept_inplace=True)
+    out = f(ro)
+    assert out is not ro
+    np.testing.assert_array_equal(out, [1.0, 4.0])
+    np.testing.assert_array_equal(ro, [1.0, 2.0])
+
+
 @pytest.mark.parametrize("dtype", ["float64", "int32"])
 def test_inplace_subtensor_on_an_input_overwrites_it(dtype, rng):
     """``set_subtensor``/``inc_subtensor(..., inplace=True)`` of an input, as a result or

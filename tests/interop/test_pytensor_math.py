@@ -124,6 +124,27 @@ def test_batched_linalg_is_blockwise(rng):
     compare_hlograph_and_py([a, b], outs, [_spd(rng, 3, (2,)), rng.normal(size=(3, 2))], rtol=1e-8, atol=1e-10)
 
 
+def test_batched_svd_output_dim_names_no_input_dim(rng):
+    """SVD's signature ``(m,n)->(m,m),(k),(n,n)`` has an output dim (``k = min(m, n)``)
+    no input names: its size comes from the core Op, the Blockwise is still converted."""
+    from pytensor.tensor.blockwise import Blockwise
+    from pytensor.tensor.nlinalg import SVD
+    a = pt.tensor3("a")
+    u, s, vt = Blockwise(SVD(full_matrices=True, compute_uv=True))(a)
+    s_only = Blockwise(SVD(full_matrices=False, compute_uv=False))(a)
+    outs = [s, abs(u), abs(vt), s_only, (u[..., :3] * s[:, None, :]) @ vt[..., :3, :]]
+    compare_hlograph_and_py([a], outs, [rng.normal(size=(2, 4, 3))], rtol=1e-8, atol=1e-10)
+
+
+def test_block_diag(rng):
+    """BlockDiagonal (``pt.linalg.block_diag``): the blocks on the diagonal of zeros, in
+    the common dtype of the blocks, for square, rectangular and empty blocks."""
+    a, b, c = pt.matrix("a"), pt.matrix("b", dtype="int32"), pt.matrix("c")
+    outs = [pt.linalg.block_diag(a, b, c), pt.linalg.block_diag(b, b), pt.linalg.block_diag(a)]
+    compare_hlograph_and_py([a, b, c], outs, [rng.normal(size=(3, 3)), np.arange(6, dtype=np.int32).reshape(2, 3),
+                                              np.zeros((0, 2))])
+
+
 def test_gradients_match(rng):
     """A graph of ``pytensor.grad``: the gradient graph PyTensor builds runs and matches."""
     m, x = pt.matrix("m"), pt.vector("x")

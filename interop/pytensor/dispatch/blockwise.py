@@ -7,7 +7,9 @@ from __future__ import annotations
 from pytensor.tensor.blockwise import Blockwise
 
 from ....frontend import builders as hb
-from ..convert import NotConvertible, conform, has_converter, hlograph_convert
+from ....frontend.graph import Variable
+from ....frontend.types import TensorType
+from ..convert import NotConvertible, NotStatic, conform, has_converter, hlograph_convert
 
 
 @hlograph_convert.register(Blockwise)
@@ -28,7 +30,19 @@ def convert_blockwise(op, node, inputs, ctx):
 
     core.__name__ = type(core_op).__name__
     n_fallbacks = len(ctx.fallbacks)
-    out = hb.blockwise(core, op.signature)(*inputs)
+    signature, extra = _output_only_dims(op, core, inputs, ctx)
+    if extra:
+        # hlograph's signatures name every output dim in an input: an output-only dim
+        # (SVD's k = min(m, n)) gets a placeholder input of its size, the core ignores
+        n_in = len(inputs)
+        core_with_extra = core
+
+        def core(*cores):  # noqa: F811
+            return core_with_extra(*cores[:n_in])
+
+        core.__name__ = core_with_extra.__name__
+        inputs = [*inputs, *extra]
+    out = hb.blockwise(core, signature)(*inputs)
     if len(ctx.fallbacks) > n_fallbacks:
         # the core graph has nodes that run their PyTensor perform on the host, which a
         # batched (device) core cannot hold: the whole Blockwise runs its perform instead
@@ -36,3 +50,31 @@ def convert_blockwise(op, node, inputs, ctx):
         del ctx.fallbacks[n_fallbacks:]
         raise NotConvertible(f"its core Op {type(core_op).__name__} needs PyTensor's perform for {inner}")
     return out if isinstance(out, list) else [out]
+
+
+def _output_only_dims(op, core, inputs, ctx):
+    """``(signature, placeholder inputs)``: PyTensor's signature, with an extra input
+    ``(d)`` of zeros of the size of each output dim ``d`` no input names (its size from
+    the core computation on the core shapes of ``inputs``)."""
+    in_sigs, out_sigs = op.inputs_sig, op.outputs_sig
+    known = {d for sig in in_sigs for d in sig}
+    missing = [d for sig in out_sigs for d in sig if d not in known]
+    if not missing:
+        return op.signature, []
+    cores = [Variable(TensorType(v.dtype, v.shape[v.ndim - len(sig):])) for v, sig in zip(inputs, in_sigs)]
+    n_fallbacks = len(ctx.fallbacks)
+    outs = core(*cores)  # traced only for the core output shapes
+    del ctx.fallbacks[n_fallbacks:]
+    sizes = {}
+    for o, sig in zip(outs, out_sigs):
+        for d, n in zip(sig, o.type.shape):
+            if d not in known:
+                if n is None:
+                    ctx.mark_shape_dependent()
+                    raise NotStatic(f"the size of its output dimension {d!r} is known only at run time")
+                sizes.setdefault(d, n)
+    names = list(dict.fromkeys(missing))
+    extra = [hb.zeros((sizes[d],), "int8") for d in names]
+    sig_text = lambda sigs: ",".join("(" + ",".join(sig) + ")" for sig in sigs)  # noqa: E731
+    signature = sig_text([*in_sigs, *((d,) for d in names)]) + "->" + sig_text(out_sigs)
+    return signature, extra

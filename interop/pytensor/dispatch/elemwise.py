@@ -59,7 +59,16 @@ def convert_dimshuffle(op, node, inputs, ctx):
     kept = [d for d in order if d != "x"]
     drop = [i for i in range(x.ndim) if i not in kept]
     if drop:
-        x = hb.squeeze(x, axis=tuple(drop))
+        if any(x.shape[i] is None for i in drop):
+            ctx.mark_shape_dependent()  # checked once specialized to the argument shapes
+        kept_shape = tuple(n for i, n in enumerate(x.shape) if i not in drop)
+        if None not in kept_shape and any(x.shape[i] is not None and x.shape[i] != 1 for i in drop):
+            # a run-time error with the message of PyTensor's C and Numba DimShuffle
+            msg = "DimShuffle: Attempting to squeeze axes with size not equal to one"
+            ctx.checks[msg] = ValueError
+            x = hb.check_and_raise(hb.zeros(kept_shape, x.dtype), hb.constant(False), msg)
+        else:
+            x = hb.squeeze(x, axis=tuple(drop))
     remaining = sorted(kept)
     perm = [remaining.index(d) for d in kept]
     if perm != list(range(len(perm))):

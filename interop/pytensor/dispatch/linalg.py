@@ -2,7 +2,7 @@
 the decompositions and solvers hlograph has (jax's LAPACK-backed lowering):
 Cholesky, Solve, SolveTriangular, CholeskySolve, MatrixInverse, MatrixPinv, Det,
 SLogDet, Eigh, Eigvalsh, Eig, SVD, QR, LUFactor (and PivotToPermutations), Expm,
-KroneckerProduct, SolveSylvester.
+KroneckerProduct, SolveSylvester, BlockDiagonal.
 Batched forms come as ``Blockwise`` (dispatch/blockwise.py)."""
 
 from __future__ import annotations
@@ -202,6 +202,26 @@ def convert_expm(op, node, inputs, ctx):
 def convert_kron(op, node, inputs, ctx):
     a, b = (cast(v, _out(node)) for v in inputs)
     return hb.kron(a, b)
+
+
+@register("BlockDiagonal")
+def convert_block_diagonal(op, node, inputs, ctx):
+    """The matrices on the diagonal of a matrix of zeros (``scipy.linalg.block_diag``),
+    in the output dtype: each block row is zeros, the block, zeros."""
+    dtype = _out(node)
+    blocks = [cast(m, dtype) for m in inputs]
+    shapes = [tuple(m.shape) for m in blocks]
+    if any(n is None for sh in shapes for n in sh):
+        ctx.mark_shape_dependent()
+        raise NotStatic("the shapes of the blocks are known only at run time")
+    total = sum(c for _, c in shapes)
+    rows, before = [], 0
+    for m, (r, c) in zip(blocks, shapes):
+        parts = [p for p in (hb.zeros((r, before), dtype), m, hb.zeros((r, total - before - c), dtype))
+                 if p.shape[1] != 0]
+        rows.append(parts[0] if len(parts) == 1 else hb.concatenate(parts, axis=1) if parts else m)
+        before += c
+    return rows[0] if len(rows) == 1 else hb.concatenate(rows, axis=0)
 
 
 @register("SolveSylvester")

@@ -24,7 +24,22 @@ ptb = importlib.import_module("pytensor.tensor.basic")  # (pytensor.tensor.basic
 def convert_alloc(op, node, inputs, ctx):
     value, *shape = inputs
     dims = ctx.require_ints(shape, "the shape of Alloc")
-    return hb.broadcast_to(cast(value, node.outputs[0].type.dtype), dims)
+    out = hb.broadcast_to(cast(value, node.outputs[0].type.dtype), dims)
+    # as PyTensor's Alloc: a value dimension not known to be 1 (None in its type) that is
+    # 1 at run time and broadcast to another length is an error, not a broadcast
+    v_type_shape = node.inputs[0].type.shape
+    v_shape = getattr(value, "shape", ())
+    offset = len(dims) - len(v_type_shape)
+    for i, static_dim in enumerate(v_type_shape):
+        if static_dim is not None:
+            continue
+        if v_shape[i] is None:
+            ctx.mark_shape_dependent()  # known once specialized to the argument shapes
+        elif v_shape[i] == 1 and dims[offset + i] != 1:
+            msg = ptb.Alloc._runtime_broadcast_error_msg
+            ctx.checks[msg] = ValueError
+            return hb.check_and_raise(out, hb.constant(False), msg)
+    return out
 
 
 @hlograph_convert.register(ptb.AllocEmpty)
