@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import logging
 import threading
 import weakref
@@ -16,6 +14,7 @@ from ..runtime import executables
 from ..runtime.devices import check_device, check_platform, resolve_device
 from ..runtime.args import ArgumentChecker, check_count, signature_of, spec_type
 from . import graph_key, picture
+from .collector import paused as collector_paused
 from .partition import partition, will_split
 from ..lowering.lower import CompileError, lower_graph, set_argument_attribute
 from .program import CompiledProgram, Program, explain, plan
@@ -33,34 +32,6 @@ from ..xla.pjrt import (JaxRuntimeError, executable_cost_analysis, executable_hl
                         executable_memory_analysis, make_dispatcher, module_cost_analysis)
 
 __all__ = ["compile", "Function", "Lowered", "Compiled"]
-
-_gc_lock = threading.Lock()
-_gc_holders = 0  # lowerings and compiles under way that turned the collector off
-
-
-@contextlib.contextmanager
-def _gc_paused():
-    """Python's cyclic garbage collector off while a graph lowers and compiles: the
-    lowering allocates objects by the hundred thousand (MLIR handles, types, the
-    graph's copies), and each of the collections they would trigger traverses every
-    object of the process (a 10k-op chain: 10-25% of its time to a first result).
-    Reference counting still frees what lowering drops; the collector resumes after
-    the last lowering under way (in any thread) ends, unless it was off before."""
-    global _gc_holders
-    with _gc_lock:
-        mine = gc.isenabled() or _gc_holders > 0
-        if mine:
-            _gc_holders += 1
-            gc.disable()
-    try:
-        yield
-    finally:
-        if mine:
-            with _gc_lock:
-                _gc_holders -= 1
-                if _gc_holders == 0:
-                    gc.enable()
-
 
 def compile(graph: Graph, *, pipeline: str = "O2", platform: str | None = None,
             device: Any = None, donate_argnums: int | Sequence[int] = (),
@@ -250,7 +221,7 @@ class Function(Dispatching):
                 raise TypeError("lower(symbolic=True) takes no argument specs")
             poly = self._polymorphic(required=True)
             return Lowered(poly.symbolic_graph, poly.module, self.device)
-        with _gc_paused():
+        with collector_paused():
             return self._lower(arg_specs, split=False)
 
     def _lower(self, arg_specs: Sequence[Any], split: bool) -> "Lowered":
@@ -376,7 +347,7 @@ class Function(Dispatching):
             with self._lock:
                 compiled = self._cache.get(key)
                 if compiled is None:
-                    with _gc_paused():
+                    with collector_paused():
                         lowered = self._refined(args)
                         if lowered is None:
                             lowered = self._flat_lower(*args)
@@ -439,7 +410,7 @@ class Lowered:
             return self._module.operation.get_asm(enable_debug_info=debug_info)
 
     def compile(self) -> "Compiled | CompiledProgram":
-        with _gc_paused():
+        with collector_paused():
             return self._compile()
 
     def _compile(self) -> "Compiled | CompiledProgram":

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 import jax
 import numpy as np
 
+from ...compiler.collector import paused as collector_paused
 from ...frontend.graph import Apply, Constant, Graph, Variable
 from ...frontend.ops.elemwise import astype
 from .avals import Literal, DropVar, as_numpy, is_64bit, key_impl, tensor_type
@@ -422,6 +423,11 @@ def from_jax(f: Callable, *args: Any, **kwargs: Any) -> ImportedGraph:
         JaxTraceError: jax cannot trace ``f`` (jax's error is the ``__cause__``).
         RuleError: a rule gave a result of the wrong shape (a bug of the rule).
     """
+    with collector_paused():  # tracing and interpreting allocate as lowering does
+        return _from_jax(f, args, kwargs)
+
+
+def _from_jax(f: Callable, args: tuple, kwargs: dict) -> ImportedGraph:
     closed, out_shape, x64 = trace(f, args, kwargs)
     _, in_tree = jax.tree_util.tree_flatten((tuple(args), dict(kwargs)))
     _, out_tree = jax.tree_util.tree_flatten(out_shape)

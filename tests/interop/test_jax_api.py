@@ -86,3 +86,18 @@ def test_jit_takes_jax_arrays_and_keys():
 def test_the_api_is_exported(name):
     import hlograph.interop.jax as hj
     assert name in hj.__all__ and callable(getattr(hj, name))
+
+
+def test_from_jax_traces_and_interprets_with_the_collector_paused(monkeypatch):
+    import gc
+
+    from hlograph.interop.jax import interpreter
+    seen = []
+    for name in ("trace", "eval_jaxpr"):
+        fn = getattr(interpreter, name)
+        monkeypatch.setattr(interpreter, name,
+                            (lambda f, n: lambda *a, **k: (seen.append((n, gc.isenabled())), f(*a, **k))[1])(fn, name))
+    g = hg.from_jax(lambda x: jnp.sin(x) * 2, jax.ShapeDtypeStruct((3,), jnp.float32))
+    assert seen == [("trace", False), ("eval_jaxpr", False)] and gc.isenabled()
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(hg.compile(g)(x), np.sin(x) * 2, rtol=1e-6)
