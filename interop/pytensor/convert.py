@@ -36,6 +36,7 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.scalar.basic import ScalarType
 from pytensor.tensor.type import TensorType as PtTensorType
 
+from ...compiler.collector import paused as collector_paused
 from ...frontend.graph import Constant, Graph, Variable
 from ...frontend.ops import construct
 from ...frontend.ops import elemwise as ew
@@ -418,6 +419,7 @@ class Conversion:
     checks: dict[str, type] = field(default_factory=dict)
 
 
+@collector_paused()  # converting allocates graph objects by the thousand, as lowering does
 def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | None = None,
                    single_output: bool = False, probe: bool = False,
                    extra_outputs: Sequence[PtVariable] = ()) -> Conversion:
