@@ -78,6 +78,44 @@ def _meaningless_attribute(name: str) -> property:
     return property(get, doc=f"numpy.ndarray.{name}, which a graph value cannot have (AttributeError).")
 
 
+def _conversion_hint(frame) -> str:
+    """What made NumPy convert a graph value to an ndarray (``Variable.__array__`` called
+    from ``frame``), as the start of the error's advice: a NumPy Python function that does
+    not dispatch it, ``np.r_``/``np.c_``, or indexing of / assignment into a NumPy array."""
+    import dis
+    name, f, depth = None, frame, 0
+    while f is not None and depth < 30:  # the outermost of the NumPy Python functions converting it
+        depth += 1
+        module = f.f_globals.get("__name__", "")
+        if not (module == "numpy" or module.startswith("numpy.")):
+            if name:
+                break
+        else:
+            name = getattr(f.f_code, "co_qualname", f.f_code.co_name).split(".")[0]
+        f = f.f_back
+    if name == "AxisConcatenator":
+        return ("np.r_[...] / np.c_[...] convert their items with np.array: use np.concatenate / "
+                "np.column_stack / np.stack of the graph values instead; ")
+    if name is not None:
+        from .numpy import protocols
+        if protocols.resolve("numpy", name) is not None:
+            return (f"np.{name} was given graph values where NumPy's dispatch does not look (inside a "
+                    f"list or tuple, or an argument it does not dispatch on): np.stack a list first "
+                    f"(np.{name}(np.stack([a, b]), ...)), or call hg.{name}; ")
+        return f"np.{name} (no graph implementation) converts its argument with np.asarray; "
+    try:
+        op = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+    except (AttributeError, IndexError, TypeError):
+        return ""
+    if op == "BINARY_SUBSCR":
+        return ("a NumPy array indexed by a graph value (arr[x], as np.eye(k)[labels]) converts the "
+                "index: write hg.asarray(arr)[x] or hg.take(arr, x, axis=0); ")
+    if op == "STORE_SUBSCR":
+        return ("assigning into a NumPy array (arr[idx] = x) cannot store graph values: write "
+                "arr = hg.at(arr)[idx].set(x); ")
+    return ""
+
+
 class Variable:
     """A value in the graph: an input (no owner) or the output of an Apply."""
 
@@ -123,10 +161,11 @@ class Variable:
         )
 
     def _value_needed(self, what: str):
+        via = _conversion_hint(sys._getframe(2))  # the frame converting (int(x), arr[i] = x, ...)
         raise TypeError(
             f"{what} of a graph Variable ({self.type}): its value is not known while the graph "
-            "is built (inside hg.function / hg.trace_numpy too); keep it a graph value "
-            "(x.astype(...), hg.where, hg.take instead of indexing a Python list)"
+            f"is built (inside hg.function / hg.trace_numpy too); {via if 'assigning' in via else ''}"
+            "keep it a graph value (x.astype(...), hg.where, hg.take instead of indexing a Python list)"
         )
 
     def __int__(self): self._value_needed("int()")
@@ -135,10 +174,12 @@ class Variable:
     def __index__(self): self._value_needed("using as a Python index (list[x], range(x), operator.index)")
 
     def __array__(self, dtype=None, copy=None):
+        via = _conversion_hint(sys._getframe(1))
         raise TypeError(
             f"np.asarray() / np.array() of a graph Variable ({self.type}): its value is not known "
-            "while the graph is built (inside hg.function / hg.trace_numpy too); use the graph "
-            "value itself, and np.stack([...]) / hg.stack instead of np.array([...]) of graph values"
+            f"while the graph is built (inside hg.function / hg.trace_numpy too); {via}use the graph "
+            "value itself (drop a leading x = np.asarray(x); x.astype(dtype) converts), and "
+            "np.stack([...]) / hg.stack instead of np.array([...]) of graph values"
         )
 
     # --- NumPy's protocols (frontend/numpy/protocols.py holds the dispatch tables) --
@@ -211,6 +252,14 @@ class Variable:
     def __eq__(self, o): return self._ops().equal(self, o)  # type: ignore[override]
     def __ne__(self, o): return self._ops().not_equal(self, o)  # type: ignore[override]
     def __getitem__(self, idx): return self._ops().getitem(self, idx)
+
+    def __setitem__(self, idx, value):
+        # also keeps Python from trying the key's __index__ (x[mask] = v would blame the mask)
+        raise TypeError(
+            f"x[idx] = v (also x[idx] += v) on a graph Variable ({self.type}) assigns into an array "
+            "in place, and graph values are immutable; write x = x.at[idx].set(v) (x = x.at[idx].add(v) "
+            "for x[idx] += v), or x = np.where(mask, v, x) for a boolean mask"
+        )
 
     @property
     def T(self): return self._ops().transpose(self)

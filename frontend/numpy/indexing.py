@@ -26,7 +26,7 @@ from .manipulation import ravel, resize
 
 __all__ = [
     "indices", "diag_indices", "diag_indices_from", "tril_indices", "tril_indices_from", "triu_indices",
-    "triu_indices_from", "diagonal", "fill_diagonal", "select", "choose", "put",
+    "triu_indices_from", "diagonal", "fill_diagonal", "select", "piecewise", "choose", "put",
 ]
 
 
@@ -179,6 +179,44 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     if tuple(out.shape) != shape and None not in shape:
         out = sh.broadcast_to(out, shape)
     return out
+
+
+def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: Any) -> Variable:
+    """numpy.piecewise: where ``condlist[i]`` holds, ``funclist[i]`` (a function of ``x``,
+    called with ``*args, **kw``, or a constant); a later true condition wins, one extra
+    function is the "otherwise" case, elsewhere 0; the result has ``x``'s dtype and shape.
+    NumPy calls each function on the elements its condition selects, a graph on all of
+    ``x`` (the same values for the elementwise functions piecewise is written with)."""
+    x = as_variable(x)
+    # NumPy's reading of condlist: a list of conditions unless its first entry is a scalar
+    # (then one condition), an array's rows (its first axis) when it has 2 dims or more
+    if isinstance(condlist, (list, tuple)):
+        first_is_array = bool(condlist) and isinstance(condlist[0], (list, np.ndarray, Variable))
+        conds = [as_variable(c) for c in condlist] if first_is_array or x.ndim == 0 \
+            else [as_variable(condlist)]
+    else:
+        cond = as_variable(condlist)
+        if cond.ndim == 0 or (cond.ndim == 1 and x.ndim != 0):
+            conds = [cond]
+        else:
+            conds = [cond[i] for i in range(static_shape(cond, "piecewise", [0])[0])]
+    conds = [c if c.dtype == np.bool_ else ew.astype(c, np.bool_) for c in conds]
+    funclist = list(funclist) if isinstance(funclist, (list, tuple)) else [funclist]
+    n, n2 = len(conds), len(funclist)
+    if n == n2 - 1:  # the "otherwise" condition
+        other = ew.logical_not(conds[0])
+        for c in conds[1:]:
+            other = ew.logical_and(other, ew.logical_not(c))
+        conds.append(other)
+    elif n != n2:
+        raise ValueError(f"piecewise: with {n} condition(s), either {n} or {n + 1} functions are expected")
+    y = sh.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        value = func(x, *args, **kw) if callable(func) else func
+        y = ew.where(cond, ew.astype(as_variable(value), x.dtype), y)
+    if tuple(y.shape) != tuple(x.shape) and None not in x.shape:
+        y = sh.broadcast_to(y, x.shape)
+    return y
 
 
 def choose(a: Any, choices: Sequence[Any], mode: str = "raise") -> Variable:

@@ -35,6 +35,7 @@ __all__ = [
     "column_stack", "block", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "moveaxis",
     "rollaxis", "swapaxes", "permute_dims", "matrix_transpose", "ravel", "tile", "repeat", "flip", "roll",
     "rot90", "fliplr", "flipud", "append", "insert", "delete", "resize", "broadcast_arrays",
+    "sliding_window_view",
 ]
 
 
@@ -266,6 +267,41 @@ def unstack(x: Any, axis: int = 0) -> tuple[Variable, ...]:
 
 
 # --- axis moves ------------------------------------------------------------------------------
+def sliding_window_view(x: Any, window_shape: int | Sequence[int], axis: int | Sequence[int] | None = None, *,
+                        subok: bool = False, writeable: bool = False) -> Variable:
+    """numpy.lib.stride_tricks.sliding_window_view: every window of ``window_shape`` along
+    ``axis`` (all axes when None; an axis may repeat), the window dims appended after
+    ``x``'s trimmed ones. A copy (a gather) rather than a view: graph values are immutable,
+    so ``writeable=True`` has nothing to write into."""
+    if writeable:
+        raise TypeError("sliding_window_view(..., writeable=True) on a graph value: graph values are "
+                        "immutable, there is no view to write into")
+    x = as_variable(x)
+    window = tuple(as_ints(window_shape, "sliding_window_view", "window_shape")) if np.iterable(window_shape) \
+        else (as_int(window_shape, "sliding_window_view", "window_shape"),)
+    if any(w < 0 for w in window):
+        raise ValueError("sliding_window_view: `window_shape` cannot contain negative values")
+    if axis is None:
+        axes = tuple(range(x.ndim))
+        if len(window) != len(axes):
+            raise ValueError(f"sliding_window_view: Since axis is `None`, must provide window_shape for all "
+                             f"dimensions of `x`; got {len(window)} window_shape elements and `x.ndim` is {x.ndim}.")
+    else:
+        axes = tuple(normalize_axis(a, x.ndim, "sliding_window_view")
+                     for a in (axis if np.iterable(axis) else (axis,)))
+        if len(window) != len(axes):
+            raise ValueError(f"sliding_window_view: Must provide matching length window_shape and axis; got "
+                             f"{len(window)} window_shape elements and {len(axes)} axes elements.")
+    out = x
+    for ax, w in zip(axes, window):
+        n = static_shape(out, "sliding_window_view", [ax])[ax]
+        if n < w:
+            raise ValueError("sliding_window_view: window shape cannot be larger than input array shape")
+        idx = np.arange(n - w + 1, dtype=np.int64)[:, None] + np.arange(w, dtype=np.int64)[None, :]
+        out = moveaxis(getitem(out, _along(ax, out.ndim, idx)), ax + 1, -1)
+    return out
+
+
 def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[int]) -> Variable:
     """numpy.moveaxis: the axes ``source`` moved to the positions ``destination``, the others
     keeping their order."""

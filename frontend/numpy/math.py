@@ -32,7 +32,7 @@ from .logic import isneginf, isposinf
 __all__ = [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_invert", "bitwise_left_shift",
     "bitwise_right_shift", "rint", "fabs", "float_power", "pow", "frexp", "ldexp", "modf", "divmod",
-    "gcd", "lcm", "heaviside", "i0", "sinc", "nan_to_num", "cross", "unwrap", "polyval",
+    "gcd", "lcm", "heaviside", "i0", "sinc", "nan_to_num", "cross", "unwrap", "polyval", "polyfit",
 ]
 
 _INT32 = DTYPES["int32"]
@@ -402,3 +402,50 @@ def polyval(p: Any, x: Any) -> Variable:
     for c in coeffs:
         y = y * x + c
     return y
+
+
+def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: Any = None, cov: Any = False):
+    """Least-squares polynomial fit of degree ``deg`` (coefficients highest degree first),
+    as numpy.polyfit: the Vandermonde matrix of ``x`` (weighted by ``w``) with its columns
+    scaled to unit norm, solved by ``linalg.lstsq``; ``y`` 1-D or 2-D (one fit per column);
+    ``full=True`` also returns ``(residuals, rank, singular_values, rcond)``. NumPy's
+    RankWarning for a rank-deficient fit is not raised (the rank is a graph value)."""
+    from ..ops import reduction as rd
+    from .creation import vander
+    from .linalg import lstsq
+    order = int(deg) + 1
+    if deg < 0:
+        raise ValueError("polyfit: expected deg >= 0")
+    x, y = ew.add(as_variable(x), 0.0), ew.add(as_variable(y), 0.0)
+    if x.ndim != 1:
+        raise TypeError("polyfit: expected 1D vector for x")
+    if x.shape[0] == 0:
+        raise TypeError("polyfit: expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("polyfit: expected 1D or 2D array for y")
+    if x.shape[0] is not None and y.shape[0] is not None and x.shape[0] != y.shape[0]:
+        raise TypeError("polyfit: expected x and y to have same length")
+    if cov is not False:
+        raise NotImplementedError("polyfit(..., cov=...) is not supported on graph values; with "
+                                  "full=True the residuals give the scale: inv(A.T @ A) * resids / (n - deg - 1)")
+    if rcond is None:
+        if x.shape[0] is None:
+            raise ValueError("polyfit: x must have a known length for the default rcond")
+        rcond = x.shape[0] * np.finfo(x.dtype).eps
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = ew.add(as_variable(w), 0.0)
+        if w.ndim != 1:
+            raise TypeError("polyfit: expected a 1-d array for weights")
+        if w.shape[0] is not None and x.shape[0] is not None and w.shape[0] != x.shape[0]:
+            raise TypeError("polyfit: expected w and y to have the same length")
+        # NumPy scales in place (lhs *= w, rhs *= w): each keeps its dtype
+        lhs = ew.astype(ew.multiply(lhs, w[:, None]), lhs.dtype)
+        rhs = ew.astype(ew.multiply(rhs, w[:, None] if rhs.ndim == 2 else w), rhs.dtype)
+    scale = ew.sqrt(rd.sum(ew.multiply(lhs, lhs), axis=0))
+    lhs = ew.divide(lhs, scale)
+    c, resids, rank, sv = lstsq(lhs, rhs, rcond)
+    c = ew.divide(c, scale[:, None] if c.ndim == 2 else scale)
+    if full:
+        return c, resids, rank, sv, rcond
+    return c

@@ -132,13 +132,11 @@ _HINTS = {
     "putmask": "hg.where(mask, values, a) (graph values are immutable)",
     "place": "hg.where(mask, values, a) (graph values are immutable)",
     "copyto": "hg.where(where, src, dst) (graph values are immutable)",
-    "piecewise": "hg.select(condlist, [f(x) for f in funclist])",
     "apply_along_axis": "a function of whole graph values (most hlograph builders take axis=)",
     "apply_over_axes": "the reduction's axis= argument with keepdims=True",
     "asanyarray": "hg.asarray", "ascontiguousarray": "hg.asarray", "asfortranarray": "hg.asarray",
     "require": "hg.asarray", "asarray_chkfinite": "hg.asarray plus hg.check_and_raise",
     "spacing": "hg.nextafter(x, np.inf) - x",
-    "sort_complex": "hg.sort(x.astype(complex))",
     "ix_": "indexing with reshaped index arrays (x[i[:, None], j])",
 }
 
@@ -456,9 +454,17 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             _check_out(f"numpy.{ufunc.__name__}.outer", kwargs.pop("out"))
         return _ufunc_outer(ufunc, inputs, kwargs)
     if method == "at":
+        update = {"add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max",
+                  "subtract": "add", "divide": "multiply", "true_divide": "multiply"}.get(ufunc.__name__)
+        operand = {"subtract": "-b", "divide": "1 / b", "true_divide": "1 / b"}.get(ufunc.__name__, "b")
+        hint = (f"write a = hg.at(a)[indices].{update}({operand}), an updated copy (a may be a NumPy "
+                f"array such as np.zeros(n))" if update else
+                "update a copy with a = hg.at(a)[indices].set/.add/.multiply/.min/.max(...)")
+        if ufunc.__name__ == "add":
+            hint += "; for a 1-d sum, np.bincount(indices, weights=b, minlength=n)"
         raise TypeError(
-            f"numpy.{ufunc.__name__}.at updates an array in place, and graph values are immutable; "
-            f"use x.at[idx].add(v) (also .set, .multiply, .min, .max) for an updated copy")
+            f"numpy.{ufunc.__name__}.at(a, indices, b) updates a in place, and graph values are "
+            f"immutable; {hint}")
     if method == "reduceat":
         raise TypeError(
             f"numpy.{ufunc.__name__}.reduceat has no hlograph implementation; reduce each slice "

@@ -1,4 +1,4 @@
-"""NumPy's sorting routines that compose sorts: ``lexsort``. ``sort``,
+"""NumPy's sorting routines that compose sorts: ``lexsort``, ``sort_complex``. ``sort``,
 ``argsort``, ``partition``, ``argpartition`` and ``top_k`` are the Ops of
 ``frontend/ops/sort.py``; ``searchsorted`` is an indexing Op and ``argmax``,
 ``argmin`` are reductions.
@@ -17,9 +17,10 @@ from ..ops.control import while_loop
 from ..ops.elemwise import add, less
 from ..ops.indexing import take_along_axis
 from ..ops.shape import full_like
-from ..ops.sort import argsort
+from ..ops.elemwise import astype
+from ..ops.sort import argsort, sort
 
-__all__ = ["lexsort"]
+__all__ = ["lexsort", "sort_complex"]
 
 
 def lexsort(keys: Sequence[Any], axis: int = -1) -> Variable:
@@ -57,3 +58,13 @@ def _lexsort_rows(keys: Variable, axis: int) -> Variable:
 
     _, order = while_loop(lambda i, order: less(i, n), body, [Constant(np.int64(1)), order])
     return order
+
+
+def sort_complex(a: Any) -> Variable:
+    """numpy.sort_complex: ``a`` sorted along its last axis by real part, then imaginary
+    part, as a complex array (complex64 for int8/int16/uint8/uint16, else complex128,
+    complex input keeping its dtype)."""
+    a = as_variable(a)
+    if a.dtype.kind != "c":
+        a = astype(a, np.complex64 if a.dtype.char in "bhBH" else np.complex128)
+    return sort(a, axis=-1)

@@ -687,25 +687,55 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Variable:
     return sh.concatenate(parts, axis=0) if len(parts) > 1 else d
 
 
+def _gradient_spacing(d: Any, n: int) -> Any:
+    """One axis' spacing for ``gradient``: ``(True, h)`` for a uniform spacing ``h`` (a
+    number or a 0-d Variable), ``(False, dx)`` for the 1-d float Variable ``dx`` of the
+    ``n - 1`` differences between the coordinates ``d`` (an array of ``n``). Coordinates
+    known while tracing with equal differences are uniform, as in NumPy; graph-valued
+    coordinates always take the non-uniform formulas."""
+    if not isinstance(d, Variable):
+        arr = np.asarray(d)
+        if arr.ndim == 0:
+            return True, arr.item()
+        if arr.ndim != 1:
+            raise ValueError("gradient: distances must be either scalars or 1d")
+        if len(arr) != n:
+            raise ValueError("gradient: when 1d, distances must match the length of the corresponding dimension")
+        if arr.dtype.kind in "iub":
+            arr = arr.astype(np.float64)
+        dx = np.diff(arr)
+        if (dx == dx[0]).all():
+            return True, dx[0].item()
+        return False, as_variable(dx)
+    if d.ndim == 0:
+        return True, d
+    if d.ndim != 1:
+        raise ValueError("gradient: distances must be either scalars or 1d")
+    if d.shape[0] is not None and d.shape[0] != n:
+        raise ValueError("gradient: when 1d, distances must match the length of the corresponding dimension")
+    if d.dtype.kind in "iub":
+        d = ew.astype(d, _F64)
+    return False, diff(d)
+
+
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1):
     """Gradient by central differences in the interior and one-sided differences at the
-    boundaries, as numpy.gradient with uniform spacing (scalar ``varargs``) and
-    ``edge_order`` 1 or 2; a tuple of arrays when several axes are differentiated."""
+    boundaries, as numpy.gradient: ``varargs`` one spacing for all axes or one per axis,
+    each a scalar (uniform) or the 1-d coordinates along that axis (second-order
+    accurate non-uniform differences), ``edge_order`` 1 or 2; a tuple of arrays when
+    several axes are differentiated."""
     f = as_variable(f)
     if f.dtype == _BOOL:
         raise TypeError("gradient: numpy boolean subtract is not supported")
     axes = normalize_axes(axis, f.ndim, "gradient")
     if len(varargs) == 0:
         dxs = [1.0] * len(axes)
-    elif len(varargs) == 1:
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
         dxs = list(varargs) * len(axes)
     elif len(varargs) == len(axes):
         dxs = list(varargs)
     else:
         raise TypeError("gradient: invalid number of arguments")
-    for d in dxs:
-        if isinstance(d, Variable) or np.ndim(d) != 0:
-            raise NotImplementedError("gradient: only scalar (uniform) spacing is supported")
     if edge_order not in (1, 2):
         raise ValueError("gradient: 'edge_order' greater than 2 not supported")
     if f.dtype.kind in "iu":
@@ -716,22 +746,55 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1):
         if n < edge_order + 1:
             raise ValueError("gradient: Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
-        dx = dx.item() if isinstance(dx, np.generic) else dx
+        uniform, dx = _gradient_spacing(dx, n)
 
         def at(sl):
             return ix.getitem(f, _index(f.ndim, ax, sl))
 
-        inner = ew.divide(ew.subtract(at(slice(2, None)), at(slice(None, -2))), 2.0 * dx)
-        if edge_order == 1:
-            first = ew.divide(ew.subtract(at(slice(1, 2)), at(slice(0, 1))), dx)
-            last = ew.divide(ew.subtract(at(slice(-1, None)), at(slice(-2, -1))), dx)
-        else:
-            a, b, c = -1.5 / dx, 2.0 / dx, -0.5 / dx
-            first = ew.add(ew.add(ew.multiply(a, at(slice(0, 1))), ew.multiply(b, at(slice(1, 2)))),
-                           ew.multiply(c, at(slice(2, 3))))
-            a, b, c = 0.5 / dx, -2.0 / dx, 1.5 / dx
-            last = ew.add(ew.add(ew.multiply(a, at(slice(-3, -2))), ew.multiply(b, at(slice(-2, -1)))),
-                          ew.multiply(c, at(slice(-1, None))))
+        def combine(a, b, c, sa, sb, sc):  # a * f[sa] + b * f[sb] + c * f[sc]
+            return ew.add(ew.add(ew.multiply(a, at(sa)), ew.multiply(b, at(sb))), ew.multiply(c, at(sc)))
+
+        if uniform:  # dx a Python number (weakly typed, as NumPy's scalar) or a 0-d Variable
+            def q(num):
+                return ew.divide(num, dx) if isinstance(dx, Variable) else num / dx
+
+            inner = ew.divide(ew.subtract(at(slice(2, None)), at(slice(None, -2))),
+                              ew.multiply(2.0, dx) if isinstance(dx, Variable) else 2.0 * dx)
+            if edge_order == 1:
+                first = ew.divide(ew.subtract(at(slice(1, 2)), at(slice(0, 1))), dx)
+                last = ew.divide(ew.subtract(at(slice(-1, None)), at(slice(-2, -1))), dx)
+            else:
+                first = combine(q(-1.5), q(2.0), q(-0.5), slice(0, 1), slice(1, 2), slice(2, 3))
+                last = combine(q(0.5), q(-2.0), q(1.5), slice(-3, -2), slice(-2, -1), slice(-1, None))
+        else:  # numpy's non-uniform formulas, the differences broadcast along ax
+            shape = [1] * f.ndim
+            shape[ax] = -1
+
+            def h(sl):
+                return sh.reshape(ix.getitem(dx, sl), tuple(shape))
+
+            dx1, dx2 = h(slice(None, -1)), h(slice(1, None))
+            s12 = ew.add(dx1, dx2)
+            inner = combine(ew.negative(ew.divide(dx2, ew.multiply(dx1, s12))),
+                            ew.divide(ew.subtract(dx2, dx1), ew.multiply(dx1, dx2)),
+                            ew.divide(dx1, ew.multiply(dx2, s12)),
+                            slice(None, -2), slice(1, -1), slice(2, None))
+            if edge_order == 1:
+                first = ew.divide(ew.subtract(at(slice(1, 2)), at(slice(0, 1))), h(slice(0, 1)))
+                last = ew.divide(ew.subtract(at(slice(-1, None)), at(slice(-2, -1))), h(slice(-1, None)))
+            else:
+                dx1, dx2 = h(slice(0, 1)), h(slice(1, 2))
+                s12 = ew.add(dx1, dx2)
+                first = combine(ew.negative(ew.divide(ew.add(ew.multiply(2.0, dx1), dx2), ew.multiply(dx1, s12))),
+                                ew.divide(s12, ew.multiply(dx1, dx2)),
+                                ew.negative(ew.divide(dx1, ew.multiply(dx2, s12))),
+                                slice(0, 1), slice(1, 2), slice(2, 3))
+                dx1, dx2 = h(slice(-2, -1)), h(slice(-1, None))
+                s12 = ew.add(dx1, dx2)
+                last = combine(ew.divide(dx2, ew.multiply(dx1, s12)),
+                               ew.negative(ew.divide(s12, ew.multiply(dx1, dx2))),
+                               ew.divide(ew.add(ew.multiply(2.0, dx2), dx1), ew.multiply(dx2, s12)),
+                               slice(-3, -2), slice(-2, -1), slice(-1, None))
         outs.append(ew.astype(sh.concatenate([first, inner, last], axis=ax), f.dtype))
     return outs[0] if len(outs) == 1 else tuple(outs)
 

@@ -113,6 +113,25 @@ def test_select_broadcast_and_nan(rng):
                         lambda s: np.select([s], [1], default=np.zeros((2, 2), "float32")))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_piecewise(dtype, rng):
+    x = random_array(rng, (3, 5), dtype)
+    funcs = [lambda v: -v, lambda v, k=2: v * k, 7]                      # functions and a constant
+    check_against_numpy(lambda v: m.piecewise(v, [v < 0, v > 1], funcs), [x],
+                        lambda v: np.piecewise(v, [v < 0, v > 1], funcs))
+    # one extra function: the "otherwise" case; a single condition; *args and **kw
+    check_against_numpy(lambda v: m.piecewise(v, [v < 0], [0.5, lambda v: v ** 2]), [x],
+                        lambda v: np.piecewise(v, [v < 0], [0.5, lambda v: v ** 2]))
+    x1 = x[0]  # one condition array: one condition for a 1-d x (NumPy reads a 2-d one's rows)
+    check_against_numpy(lambda v: m.piecewise(v, v > 0, [lambda v, a, b=0: v * a + b], 3, b=1), [x1],
+                        lambda v: np.piecewise(v, v > 0, [lambda v, a, b=0: v * a + b], 3, b=1))
+    # through NumPy's protocol
+    g = hg.trace_numpy(lambda v: np.piecewise(v, [v < 0, v >= 0], [lambda t: -t, lambda t: t / 2]), x)
+    assert_same(hg.compile(g)(x), np.piecewise(x, [x < 0, x >= 0], [lambda t: -t, lambda t: t / 2]))
+    with pytest.raises(ValueError, match="either 2 or 3 functions"):
+        m.piecewise(hg.tensor("x", (3,)), [x[0, :3] > 0, x[0, :3] < 0], [1])
+
+
 def test_select_errors():
     x = hg.tensor("x", (2,), "float32")
     with pytest.raises(TypeError, match="select: invalid entry 0"):

@@ -415,3 +415,27 @@ def test_concat_casting_errors():
         np.concat([x, y], casting="no")
     with pytest.raises(ValueError, match="casting must be one of"):
         m.concat([x, y], casting="bogus")
+
+
+@pytest.mark.parametrize("shape,window,axis", [((10,), 3, None), ((4, 6), (2, 3), None), ((4, 6), 2, 1),
+                                               ((4, 6), (2, 2), (0, 0)), ((3, 4, 5), (2, 1), (-1, 0)),
+                                               ((5,), 5, None), ((5,), 0, None)], ids=str)
+def test_sliding_window_view(shape, window, axis, rng):
+    # numpy.lib.stride_tricks.sliding_window_view: a view in NumPy, a gather here
+    from numpy.lib.stride_tricks import sliding_window_view
+    x = random_array(rng, shape, "float32")
+    check_against_numpy(lambda v: m.sliding_window_view(v, window, axis=axis), [x],
+                        lambda v: sliding_window_view(v, window, axis=axis))
+    g = hg.trace_numpy(lambda v: sliding_window_view(v, window, axis=axis).sum(axis=-1), x)
+    np.testing.assert_allclose(hg.compile(g)(x), sliding_window_view(x, window, axis=axis).sum(axis=-1),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_sliding_window_view_errors():
+    x = hg.tensor("x", (4, 5), "float32")
+    with pytest.raises(ValueError, match="cannot be larger"):
+        m.sliding_window_view(x, 6, axis=1)
+    with pytest.raises(ValueError, match="window_shape for all dimensions"):
+        m.sliding_window_view(x, 2)
+    with pytest.raises(TypeError, match="writeable=True"):
+        m.sliding_window_view(x, 2, axis=0, writeable=True)

@@ -239,6 +239,34 @@ def test_polyval(dtype, rng):
     check_against_numpy(lambda v: m.polyval([], v), [x], lambda v: np.polyval([], v))
 
 
+@pytest.mark.parametrize("dtype,yshape,deg,weighted", [("float64", (20,), 2, False), ("float64", (20, 3), 3, True),
+                                                      ("float32", (20,), 1, True), ("int32", (20,), 2, False)])
+def test_polyfit(dtype, yshape, deg, weighted, rng):
+    x = np.linspace(-2, 3, 20).astype(dtype) if dtype != "int32" else np.arange(20, dtype=dtype)
+    y = random_array(rng, yshape, dtype)
+    w = rng.uniform(0.5, 2.0, 20) if weighted else None
+    check_against_numpy(lambda a, b: m.polyfit(a, b, deg, w=w), [x, y],
+                        lambda a, b: np.polyfit(a, b, deg, w=w), rtol=1e-9, atol=1e-9)
+    # full=True: (coefficients, residuals, rank, singular values), rcond a number
+    g = hg.trace_numpy(lambda a, b: np.polyfit(a, b, deg, full=True)[:4], x, y)
+    ref = np.polyfit(x, y, deg, full=True)
+    for got, want in zip(hg.compile(g)(x, y), ref[:4]):
+        np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert m.polyfit(hg.tensor("x", (20,), "float64"), hg.tensor("y", (20,), "float64"), 1,
+                     full=True)[4] == 20 * np.finfo(np.float64).eps  # rcond, NumPy's default
+
+
+def test_polyfit_errors():
+    x = hg.tensor("x", (5,))
+    with pytest.raises(ValueError, match="deg >= 0"):
+        m.polyfit(x, x, -1)
+    with pytest.raises(TypeError, match="same length"):
+        m.polyfit(x, hg.tensor("y", (4,)), 1)
+    with pytest.raises(NotImplementedError, match="cov="):
+        m.polyfit(x, x, 1, cov=True)
+
+
 # --- errors ----------------------------------------------------------------------------
 def test_errors():
     f = hg.tensor("f", (3,), "float32")

@@ -114,8 +114,12 @@ def test_accumulate_and_outer(rng):
 
 def test_unsupported_methods_and_arguments_name_the_alternative():
     x = hg.tensor("x", (3,), "float32")
-    with pytest.raises(TypeError, match=r"numpy.add.at .*x.at\[idx\].add"):
+    with pytest.raises(TypeError, match=r"numpy.add.at\(a, indices, b\) .*a = hg.at\(a\)\[indices\].add\(b\).*bincount"):
         np.add.at(x, [0, 1], 1.0)
+    with pytest.raises(TypeError, match=r"numpy.maximum.at.*hg.at\(a\)\[indices\].max\(b\)"):
+        np.maximum.at(np.zeros(3, np.float32), [0, 1], x[:2])  # into a NumPy array, graph values
+    with pytest.raises(TypeError, match=r"numpy.subtract.at.*\.add\(-b\)"):
+        np.subtract.at(x, [0, 1], 1.0)
     with pytest.raises(TypeError, match="reduceat"):
         np.add.reduceat(x, [0, 2])
     with pytest.raises(TypeError, match="out=.*immutable"):

@@ -5,7 +5,7 @@ import pytest
 
 import hlograph as hg
 from hlograph.frontend.numpy import sorting as m
-from hlograph.tests.helpers import assert_same, check_against_numpy, results_everywhere
+from hlograph.tests.helpers import assert_same, check_against_numpy, random_array, results_everywhere
 
 
 @pytest.mark.parametrize("axis", [-1, 0])
@@ -15,6 +15,15 @@ def test_lexsort(axis, rng):
                         lambda a, b, c: np.lexsort([a, b, c], axis=axis))
     k2 = rng.integers(0, 3, size=(2, 9)).astype(np.float64)
     check_against_numpy(lambda k: m.lexsort(k), [k2], np.lexsort)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "int64", "complex64"])
+def test_sort_complex(dtype, rng):
+    x = random_array(rng, (3, 6), dtype)
+    if dtype == "complex64":
+        x.real[:, :2] = 1.0  # ties on the real part: ordered by the imaginary one
+    check_against_numpy(m.sort_complex, [x], np.sort_complex)
+    check_against_numpy(m.sort_complex, [x[0]], np.sort_complex)
 
 
 @pytest.mark.parametrize("shape,kshape,axis", [((None, 9), (3, 9), -1), ((None, None), (4, 7), -1),

@@ -470,11 +470,37 @@ def test_gradient(rng, dtype, shape, args, axis, edge_order):
     check_against_numpy(lambda v: m.gradient(v, *args, axis=axis, edge_order=edge_order), [x], ref)
 
 
+@pytest.mark.parametrize("dtype,shape,coords,axis,edge_order", [
+    ("float64", (6,), ([0.0, 0.5, 1.5, 1.7, 3.0, 4.0],), None, 1),
+    ("float64", (5,), ([0, 1, 3, 6, 10],), None, 2),                   # integer coordinates
+    ("float32", (4, 5), ([0.0, 1.0, 3.0, 4.0], np.linspace(0, 1, 5)), None, 2),
+    ("float64", (3, 4), (0.5, [0.0, 2.0, 4.0, 6.0]), None, 1),        # a scalar and uniform coords
+    ("int32", (4, 3), ([1.0, 2.0, 4.0],), 1, 1)], ids=str)
+def test_gradient_coordinates(rng, dtype, shape, coords, axis, edge_order):
+    # numpy.gradient(f, x): the coordinates along each axis, second-order non-uniform differences
+    x = random_array(rng, shape, dtype)
+    coords = tuple(np.asarray(c) if np.ndim(c) else c for c in coords)
+    ref = np.gradient(x, *coords, axis=axis, edge_order=edge_order)
+    check_against_numpy(lambda v: m.gradient(v, *coords, axis=axis, edge_order=edge_order), [x], ref)
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_graph_coordinates_and_spacing(rng, edge_order):
+    # graph-valued coordinates (an input) and a 0-d graph spacing
+    y, xs = random_array(rng, (3, 7), "float64"), np.cumsum(rng.uniform(0.1, 1.0, 7))
+    check_against_numpy(lambda v, c: m.gradient(v, c, axis=1, edge_order=edge_order), [y, xs],
+                        np.gradient(y, xs, axis=1, edge_order=edge_order))
+    check_against_numpy(lambda v, d: m.gradient(v, d, axis=0, edge_order=edge_order), [y, np.float64(0.3)],
+                        np.gradient(y, 0.3, axis=0, edge_order=edge_order))
+
+
 def test_gradient_errors():
     with pytest.raises(ValueError, match="gradient"):
         m.gradient(hg.tensor("x", (2,)), edge_order=2)
-    with pytest.raises(NotImplementedError, match="gradient"):
-        m.gradient(hg.tensor("x", (3,)), [0.0, 1.0, 3.0])
+    with pytest.raises(ValueError, match="must match the length"):
+        m.gradient(hg.tensor("x", (3,)), [0.0, 1.0])
+    with pytest.raises(ValueError, match="scalars or 1d"):
+        m.gradient(hg.tensor("x", (2, 2)), np.ones((2, 2)), axis=0)
 
 
 @pytest.mark.parametrize("dtype,shape,xkind,axis", [("float64", (6,), None, -1), ("float32", (3, 5), "dx", 0),

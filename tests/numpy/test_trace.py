@@ -82,6 +82,24 @@ def test_trace_numpy_errors_name_the_problem():
         hg.trace_numpy(lambda x: np.asarray(x) + 1, ((3,), "float32"))
     with pytest.raises(TypeError, match=r"np.stack\(\[...\]\)"):
         hg.trace_numpy(lambda x: np.array([x.sum(), x.max()]), ((3,), "float32"))
+    with pytest.raises(TypeError, match=r"np.r_\[...\] / np.c_\[...\] .*np.concatenate"):
+        hg.trace_numpy(lambda x: np.r_[x, 0.0], ((3,), "float32"))
+    with pytest.raises(TypeError, match=r"np.vectorize \(no graph implementation\) converts"):
+        hg.trace_numpy(lambda x: np.vectorize(lambda t: t + 1)(x), ((3,), "float32"))
+    with pytest.raises(TypeError, match=r"NumPy array indexed by a graph value .*hg.asarray\(arr\)\[x\]"):
+        hg.trace_numpy(lambda labels: np.eye(4)[labels], ((3,), "int64"))  # one-hot from a constant
+    with pytest.raises(TypeError, match=r"np.sum was given graph values .*inside a list"):
+        hg.trace_numpy(lambda x: np.sum([x, x], axis=0), ((3,), "float32"))
+
+    def store(x):
+        out = np.zeros(3)
+        out[:] = x
+        return out
+
+    with pytest.raises(TypeError, match=r"assigning into a NumPy array .*arr = hg.at\(arr\)\[idx\].set\(x\)"):
+        hg.trace_numpy(store, ((3,), "float32"))
+    g = hg.trace_numpy(lambda labels: hg.asarray(np.eye(4))[labels], ((3,), "int64"))  # the way out
+    assert_same(hg.compile(g)(np.array([3, 0, 1])), np.eye(4)[[3, 0, 1]], what="one-hot")
     g = hg.trace_numpy(lambda x: np.stack([x.sum(), x.max()]), ((3,), "float32"))  # the way out
     assert g.outputs[0].type == hg.TensorType("float32", (2,))
     with pytest.raises(TypeError, match="returns graph values"):
@@ -90,6 +108,26 @@ def test_trace_numpy_errors_name_the_problem():
         hg.trace_numpy(lambda x: x, "float32")
     with pytest.raises(TypeError, match="takes a function"):
         hg.trace_numpy(3, ((3,), "float32"))
+
+
+def test_trace_numpy_item_assignment_names_the_functional_update(rng):
+    def clip_negative(x):
+        y = x.copy()
+        y[y < 0] = 0  # the mask's __index__ must not take the blame
+        return y
+
+    def bump_column(x):
+        x[:, 1] += 1.0
+        return x
+
+    for f in (clip_negative, bump_column, lambda x: x.__setitem__(0, 1.0)):
+        with pytest.raises(TypeError, match=r"x\[idx\] = v .*immutable.*x = x.at\[idx\].set\(v\).*np.where"):
+            hg.trace_numpy(f, ((4, 3), "float64"))
+    x = rng.normal(size=(4, 3))
+    g = hg.trace_numpy(lambda x: (np.where(x < 0, 0, x), x.at[:, 1].add(1.0)), x)  # the ways out
+    expected = np.where(x < 0, 0, x), x + np.array([0.0, 1.0, 0.0])
+    for got, want in zip(hg.compile(g)(x), expected):
+        assert_same(got, want, what="functional updates")
 
 
 def test_function_compiles_per_signature(rng):
