@@ -10,7 +10,10 @@ TypeError naming the problem: the values are not known while tracing.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import inspect
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -132,6 +135,65 @@ def _as_output(value: Any, i: int | None, fname: str) -> Variable:
                     f"values (or arrays), one or a tuple/list of them")
 
 
+# --- np.asarray(x) and friends while tracing ------------------------------------------------
+#: the conversions a NumPy function applies to its arguments first (``x = np.asarray(x)``),
+#: which NumPy does not dispatch: while a function is traced, those of the ``numpy`` module
+#: give a graph value (or a nested sequence holding one) back as a graph value
+_CONVERSIONS = ("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "array")
+_patch_lock = threading.Lock()
+_patch_depth = 0
+_originals: dict[str, Callable] = {}
+
+
+def _holds_variable(a: Any) -> bool:
+    if isinstance(a, Variable):
+        return True
+    return isinstance(a, (list, tuple)) and any(_holds_variable(v) for v in a)
+
+
+def _graph_conversion(name: str, original: Callable) -> Callable:
+    from . import creation
+
+    @functools.wraps(original)
+    def convert(a, dtype=None, *args, **kwargs):
+        if not _holds_variable(a):
+            return original(a, dtype, *args, **kwargs)
+        if name == "array":
+            ndmin = kwargs.pop("ndmin", 0)
+            kwargs.pop("copy", None), kwargs.pop("order", None), kwargs.pop("subok", None)
+            if kwargs or args:
+                raise TypeError(f"np.array of graph values takes dtype=, copy=, order= and ndmin= only, "
+                                f"got {sorted(kwargs) or args}")
+            return creation.array(a, dtype, ndmin=ndmin)
+        kwargs.pop("order", None), kwargs.pop("copy", None), kwargs.pop("like", None)
+        if kwargs or args:
+            raise TypeError(f"np.{name} of graph values takes dtype= only, got {sorted(kwargs) or args}")
+        return creation.asarray(a, dtype)
+    return convert
+
+
+@contextlib.contextmanager
+def _conversions_of_graph_values():
+    """While tracing: ``np.asarray`` / ``np.array`` / ... of graph values give graph values
+    (their other calls are NumPy's own); the numpy module's functions are restored after the
+    outermost trace ends."""
+    global _patch_depth
+    with _patch_lock:
+        if _patch_depth == 0:
+            for name in _CONVERSIONS:
+                _originals[name] = getattr(np, name)
+                setattr(np, name, _graph_conversion(name, _originals[name]))
+        _patch_depth += 1
+    try:
+        yield
+    finally:
+        with _patch_lock:
+            _patch_depth -= 1
+            if _patch_depth == 0:
+                for name in _CONVERSIONS:
+                    setattr(np, name, _originals.pop(name))
+
+
 def trace_numpy(f: Callable, *specs: Any, **kwspecs: Any) -> Graph:
     """The graph of ``f`` applied to inputs of the types ``specs`` and ``kwspecs``
     (each a ``hg.TensorType``, a ``(shape, dtype)`` pair, an example array, an object
@@ -166,7 +228,8 @@ def trace_numpy(f: Callable, *specs: Any, **kwspecs: Any) -> Graph:
                      for s, path in zip(leaves, paths)]
         values[name] = treedef.unflatten(variables)
     try:
-        result = call(values)
+        with _conversions_of_graph_values():
+            result = call(values)
     except TypeError as e:
         if "graph Variable" in str(e):
             e.add_note(f"(while tracing {fname}: a traced function runs once on graph values, "
