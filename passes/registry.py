@@ -43,6 +43,7 @@ _BUILTIN: dict[str, str] = {
     "hlograph-fold-reductions": "fold_reductions:FoldReductionsPass",
     "hlograph-simplify-power": "simplify_power:SimplifyPowerPass",
     "hlograph-order-operands": "order_operands:OrderOperandsPass",
+    "hlograph-sink-into-branches": "sink_into_branches:SinkIntoBranchesPass",
 }
 
 _REGISTRY: dict[str, type["ModulePass"]] = {}

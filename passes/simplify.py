@@ -15,8 +15,11 @@ from .patterns.folding import folding_patterns
 from .patterns.power import POWER_PATTERNS
 from .patterns.reduction import REDUCTION_PATTERNS
 from .registry import ModulePass, register
+from .sink_into_branches import sink_into_branches
 
 __all__ = ["SimplifyPass"]
+
+_CONDITIONALS = {"stablehlo.case", "stablehlo.if"}
 
 
 @register
@@ -32,11 +35,14 @@ class SimplifyPass(ModulePass):
     simplification and the other way round, and one driver reaches the common
     fixed point in fewer sweeps over the module than the four passes in turn.
     Every pattern is exact, so the pass never changes a result (this is the
-    core of the O2 pipeline). Safe at any point.
+    core of the O2 pipeline). Then, where the module has conditionals, their
+    elementwise consumers move into the branches (``hlograph-sink-into-branches``,
+    exact too). Safe at any point.
 
     Options:
         fold-constants, algebra, dot-transposes, sink-broadcasts, reductions,
-            power, order-operands: turn a pattern family off.
+            power, order-operands, branches: turn a pattern family (or the sinking
+            into branches) off.
         max-elements, max-expanded-elements: as for ``hlograph-fold-constants``.
     """
 
@@ -55,6 +61,8 @@ class SimplifyPass(ModulePass):
     """Include rewriting power by a constant exponent."""
     order_operands: bool = True
     """Include putting the operands of commutative ops in one order."""
+    branches: bool = True
+    """Then sink elementwise consumers into conditional branches (where there are conditionals)."""
     max_elements: int = 1 << 16
     """Largest non-splat constant created by folding."""
     max_expanded_elements: int = 1024
@@ -80,6 +88,7 @@ class SimplifyPass(ModulePass):
 
     def apply(self, module: ir.Module) -> None:
         patterns = self.patterns()
+        names = None
         if self.order_operands:
             # what the ordering patterns would do to the ops there now, without rewrites
             names = order_operands_in_place(module.operation)
@@ -87,3 +96,5 @@ class SimplifyPass(ModulePass):
                 # no broadcast can appear: leave out the pattern on every elementwise op
                 patterns = [p for p in patterns if p.fn is not sink_broadcast]
         apply_patterns(module, patterns)
+        if self.branches and (names is None or names & _CONDITIONALS):
+            sink_into_branches(module.operation)

@@ -82,7 +82,7 @@ for _op, _fn in _PLAIN.items():
 # is nan, log(exp(800)) is inf), so an operand made by the op a rewrite looks
 # for goes through an optimization barrier, which the simplifier does not see
 # through. The barrier only stands between these pairs.
-_REWRITTEN_PRODUCERS = {
+REWRITTEN_PRODUCERS = {
     "log": ("stablehlo.exponential", "stablehlo.power"),
     "sqrt": ("stablehlo.multiply", "stablehlo.power"),
     "power": ("stablehlo.exponential", "stablehlo.multiply", "stablehlo.power"),
@@ -97,10 +97,10 @@ def _producer(v: ir.Value) -> str | None:
 
 def shielded(v: ir.Value, consumer: str) -> ir.Value:
     """``v``, through an optimization barrier when XLA would rewrite ``consumer(v)``
-    against IEEE semantics (see ``_REWRITTEN_PRODUCERS``; a multiply only as a
+    against IEEE semantics (see ``REWRITTEN_PRODUCERS``; a multiply only as a
     square ``a * a``, so that other products keep fusing)."""
     name = _producer(v)
-    if name not in _REWRITTEN_PRODUCERS[consumer]:
+    if name not in REWRITTEN_PRODUCERS[consumer]:
         return v
     if name == "stablehlo.multiply":
         lhs, rhs = v.owner.operands

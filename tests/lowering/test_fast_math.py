@@ -52,7 +52,7 @@ def test_a_module_takes_at_most_max_ops_fast_ops(monkeypatch):
     y = v
     for _ in range(5):
         y = hg.sin(y)
-    fn = hg.compile(hg.Graph([v], y), platform="cpu")
+    fn = hg.compile(hg.Graph([v], y), platform="cpu", pipeline="O0")  # (O2 moves the plain ones into a case)
     text = fn.lower().as_text()
     assert text.count("stablehlo.case") == 3
     assert text.count("stablehlo.sine") == 3 + 2  # 3 huge-argument branches, 2 plain
