@@ -82,10 +82,15 @@ static PyDataMem_Handler handler = {
 
 static PyObject *previous = NULL; /* the handler install() replaced (in some context) */
 
-static int is_ours(PyObject *h) {
-    void *p = PyCapsule_GetPointer(h, "mem_handler");
+/* 1 when this context's handler is the aligned one, 0 when not, -1 on error */
+static int current_is_ours(void) {
+    PyObject *current = PyDataMem_GetHandler();
+    if (current == NULL)
+        return -1;
+    void *p = PyCapsule_GetPointer(current, "mem_handler");
     if (p == NULL)
         PyErr_Clear();
+    Py_DECREF(current);
     return p == (void *)&handler;
 }
 
@@ -94,11 +99,9 @@ static int is_ours(PyObject *h) {
 static PyObject *install(PyObject *self, PyObject *noargs) {
     (void)self;
     (void)noargs;
-    PyObject *current = PyDataMem_GetHandler();
-    if (current == NULL)
+    int ours = current_is_ours();
+    if (ours < 0)
         return NULL;
-    int ours = is_ours(current);
-    Py_DECREF(current);
     if (ours)
         Py_RETURN_FALSE;
     PyObject *capsule = PyCapsule_New(&handler, "mem_handler", NULL);
@@ -117,11 +120,9 @@ static PyObject *install(PyObject *self, PyObject *noargs) {
 static PyObject *restore(PyObject *self, PyObject *noargs) {
     (void)self;
     (void)noargs;
-    PyObject *current = PyDataMem_GetHandler();
-    if (current == NULL)
+    int ours = current_is_ours();
+    if (ours < 0)
         return NULL;
-    int ours = is_ours(current);
-    Py_DECREF(current);
     if (!ours)
         Py_RETURN_FALSE;
     PyObject *replaced = PyDataMem_SetHandler(previous); /* NULL: NumPy's default */
