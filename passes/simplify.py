@@ -15,11 +15,9 @@ from .patterns.folding import folding_patterns
 from .patterns.power import POWER_PATTERNS
 from .patterns.reduction import REDUCTION_PATTERNS
 from .registry import ModulePass, register
-from .sink_into_branches import sink_into_branches
+from .sink_into_branches import CONDITIONALS, sink_into_branches
 
 __all__ = ["SimplifyPass"]
-
-_CONDITIONALS = {"stablehlo.case", "stablehlo.if"}
 
 
 @register
@@ -96,5 +94,5 @@ class SimplifyPass(ModulePass):
                 # no broadcast can appear: leave out the pattern on every elementwise op
                 patterns = [p for p in patterns if p.fn is not sink_broadcast]
         apply_patterns(module, patterns)
-        if self.branches and (names is None or names & _CONDITIONALS):
+        if self.branches and (names is None or names & CONDITIONALS):
             sink_into_branches(module.operation)

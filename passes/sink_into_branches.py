@@ -6,20 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..lowering.rules.elemwise import REWRITTEN_PRODUCERS
+from ..lowering.rules.elemwise import REWRITTEN_PRODUCERS, producer_name
 from ..xla.mlir import ir
+from .bound_fusion import ELEMENTWISE_OPS
 from .registry import ModulePass, register
 
 __all__ = ["SinkIntoBranchesPass", "sink_into_branches"]
 
-#: elementwise StableHLO ops that may move into a branch (pure, one result)
-ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
-    "abs", "negate", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
-    "sine", "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "floor", "ceil", "round_nearest_even",
-    "round_nearest_afz", "sign", "add", "subtract", "multiply", "divide", "remainder", "maximum",
-    "minimum", "power", "atan2", "select", "clamp", "is_finite", "not", "and", "or", "xor",
-))
-_CONDITIONALS = ("stablehlo.case", "stablehlo.if")
+CONDITIONALS = frozenset(("stablehlo.case", "stablehlo.if"))
 
 #: at most this many ops move into one conditional (each is copied into every branch:
 #: a long chain after a conditional would double the code XLA compiles)
@@ -42,33 +36,30 @@ def _available_before(v: ir.Value, op: ir.Operation) -> bool:
     return owner.block != op.block or owner.is_before_in_block(op)
 
 
-def _returned(region: ir.Region) -> ir.Value:
+def _terminator(region: ir.Region) -> ir.Operation:
+    """The ``stablehlo.return`` of a branch."""
     block = region.blocks[0]
-    return block.operations[len(block.operations) - 1].operands[0]
-
-
-def _producer(v: ir.Value) -> str | None:
-    owner = v.owner
-    return None if isinstance(owner, ir.Block) else owner.operation.name
+    return block.operations[len(block.operations) - 1]
 
 
 def _meets_rewrite(user: ir.Operation, positions: list[int], value: ir.Value) -> bool:
     """Whether ``user``, reading a branch's ``value`` at ``positions``, would be a
     consumer XLA rewrites with its producers: a multiply of two exponentials or of a
     convert, a log / sqrt / power of the producers in ``REWRITTEN_PRODUCERS``."""
-    apart, made_by = _KEPT_APART[user.name], _producer(value)
+    apart, made_by = _KEPT_APART[user.name], producer_name(value)
     if user.name != "stablehlo.multiply":
         return made_by in apart
     if made_by == "stablehlo.convert":  # of booleans: XLA:CPU makes convert(bool) * y a select
         source = ir.RankedTensorType(value.owner.operation.operands[0].type).element_type
         return isinstance(source, ir.IntegerType) and source.width == 1
-    producers = [made_by if i in positions else _producer(v) for i, v in enumerate(user.operands)]
+    producers = [made_by if i in positions else producer_name(v) for i, v in enumerate(user.operands)]
     return all(p == "stablehlo.exponential" for p in producers)
 
 
 def _sink_one(cond: ir.Operation) -> bool:
     """Moves the one user of ``cond``'s single result into every branch, when it is an
-    elementwise op of the same result type whose other operands exist before ``cond``."""
+    elementwise op (one XLA fuses: ``bound_fusion.ELEMENTWISE_OPS``) of the same result
+    type whose other operands exist before ``cond``."""
     if len(cond.results) != 1:
         return False
     result = cond.results[0]
@@ -78,18 +69,17 @@ def _sink_one(cond: ir.Operation) -> bool:
     user = uses[0].owner
     if not isinstance(user, ir.Operation):
         user = user.operation
-    if user.name not in ELEMENTWISE or any(u.owner != uses[0].owner for u in uses[1:]):
+    if user.name not in ELEMENTWISE_OPS or any(u.owner != uses[0].owner for u in uses[1:]):
         return False
     if len(user.results) != 1 or user.results[0].type != result.type or user.block != cond.block:
         return False
     positions = [i for i, v in enumerate(user.operands) if v == result]
     if not all(_available_before(v, cond) for i, v in enumerate(user.operands) if i not in positions):
         return False
-    if user.name in _KEPT_APART and any(_meets_rewrite(user, positions, _returned(r)) for r in cond.regions):
+    returns = [_terminator(r) for r in cond.regions]
+    if user.name in _KEPT_APART and any(_meets_rewrite(user, positions, ret.operands[0]) for ret in returns):
         return False  # moved in, it would meet a producer XLA rewrites it with
-    for region in cond.regions:
-        block = region.blocks[0]
-        ret = block.operations[len(block.operations) - 1]
+    for ret in returns:
         value = ret.operands[0]
         clone = user.clone(ip=ir.InsertionPoint(ret))
         for i in positions:
@@ -107,7 +97,7 @@ def sink_into_branches(root: ir.Operation) -> bool:
     conditionals: list[ir.Operation] = []
 
     def visit(op):
-        if op.name in _CONDITIONALS:
+        if op.name in CONDITIONALS:
             conditionals.append(op)
         return ir.WalkResult.ADVANCE
 

@@ -158,17 +158,13 @@ def _graph_conversion(name: str, original: Callable) -> Callable:
     def convert(a, dtype=None, *args, **kwargs):
         if not _holds_variable(a):
             return original(a, dtype, *args, **kwargs)
-        if name == "array":
-            ndmin = kwargs.pop("ndmin", 0)
-            kwargs.pop("copy", None), kwargs.pop("order", None), kwargs.pop("subok", None)
-            if kwargs or args:
-                raise TypeError(f"np.array of graph values takes dtype=, copy=, order= and ndmin= only, "
-                                f"got {sorted(kwargs) or args}")
-            return creation.array(a, dtype, ndmin=ndmin)
-        kwargs.pop("order", None), kwargs.pop("copy", None), kwargs.pop("like", None)
+        ndmin = kwargs.pop("ndmin", 0) if name == "array" else 0
+        for meaningless in ("copy", "order", "subok" if name == "array" else "like"):
+            kwargs.pop(meaningless, None)  # (a graph value is never a view)
         if kwargs or args:
-            raise TypeError(f"np.{name} of graph values takes dtype= only, got {sorted(kwargs) or args}")
-        return creation.asarray(a, dtype)
+            takes = "dtype=, copy=, order= and ndmin=" if name == "array" else "dtype="
+            raise TypeError(f"np.{name} of graph values takes {takes} only, got {sorted(kwargs) or args}")
+        return creation.array(a, dtype, ndmin=ndmin) if name == "array" else creation.asarray(a, dtype)
     return convert
 
 

@@ -97,12 +97,9 @@ class Elemwise(Op):
                 f"(the builder function casts)"
             )
         shape = broadcast_shapes(*(v.shape for v in inputs), op=name)
-        t = inputs[0].type  # (an input's type when it is the output's: one object less per node)
-        if t.shape != shape or out_dt != dt:
-            t = inputs[-1].type
-            if t.shape != shape or out_dt != dt:
-                t = TensorType(out_dt, shape)
-        return Apply(self, inputs, [t])
+        # an input's type when it is the output's (one object less per node)
+        same = [v.type for v in inputs if v.type.shape == shape] if out_dt == dt else []
+        return Apply(self, inputs, [same[0] if same else TensorType(out_dt, shape)])
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         fn = self.ufunc if self.ufunc is not None else type(self).reference

@@ -90,7 +90,8 @@ REWRITTEN_PRODUCERS = {
 }
 
 
-def _producer(v: ir.Value) -> str | None:
+def producer_name(v: ir.Value) -> str | None:
+    """The name of the op that defines ``v`` (None for a block argument)."""
     owner = v.owner
     return owner.name if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
@@ -99,7 +100,7 @@ def shielded(v: ir.Value, consumer: str) -> ir.Value:
     """``v``, through an optimization barrier when XLA would rewrite ``consumer(v)``
     against IEEE semantics (see ``REWRITTEN_PRODUCERS``; a multiply only as a
     square ``a * a``, so that other products keep fusing)."""
-    name = _producer(v)
+    name = producer_name(v)
     if name not in REWRITTEN_PRODUCERS[consumer]:
         return v
     if name == "stablehlo.multiply":
@@ -148,7 +149,7 @@ def lower_multiply(ctx: LoweringContext, x: ir.Value, y: ir.Value) -> list[ir.Va
     x, y = ctx.broadcast_operands((x, y))
     if is_complex(ctx.out_type.dtype):
         return [_complex_multiply(x, y)]
-    if _producer(x) == "stablehlo.exponential":
+    if producer_name(x) == "stablehlo.exponential":
         y = shielded(y, "multiply")
     return [hlo.multiply(x, y)]
 
