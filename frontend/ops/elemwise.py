@@ -97,9 +97,13 @@ class Elemwise(Op):
                 f"(the builder function casts)"
             )
         shape = broadcast_shapes(*(v.shape for v in inputs), op=name)
-        # an input's type when it is the output's (one object less per node)
-        same = [v.type for v in inputs if v.type.shape == shape] if out_dt == dt else []
-        return Apply(self, inputs, [same[0] if same else TensorType(out_dt, shape)])
+        t = None  # an input's type when it is the output's (one object less per node)
+        if out_dt == dt:
+            for v in inputs:
+                if v.type.shape == shape:
+                    t = v.type
+                    break
+        return Apply(self, inputs, [t if t is not None else TensorType(out_dt, shape)])
 
     def perform(self, node: Apply, inputs: list[np.ndarray]) -> list[np.ndarray]:
         fn = self.ufunc if self.ufunc is not None else type(self).reference
