@@ -123,10 +123,18 @@ def _is_tensorish(pt_var: PtVariable) -> bool:
 
 
 # --- running PyTensor's own perform ------------------------------------------------------
+def _is_sparse(pt_type) -> bool:
+    """Whether ``pt_type`` is PyTensor's sparse matrix type (a TensorType subclass)."""
+    return getattr(pt_type, "format", None) in ("csr", "csc") and isinstance(pt_type, PtTensorType)
+
+
 def _to_pytensor(pt_type, value: Any, copy: bool) -> Any:
     """A value as PyTensor's ``perform`` expects it for ``pt_type``."""
     if isinstance(pt_type, ScalarType):
         return np.asarray(value, dtype=pt_type.dtype)[()]
+    if _is_sparse(pt_type):  # dense in the graph (dispatch/sparse.py)
+        from .dispatch.sparse import to_scipy
+        return to_scipy(pt_type, value)
     if isinstance(pt_type, PtTensorType):
         arr = np.asarray(value, dtype=pt_type.dtype)
         if copy or not arr.flags.writeable:
@@ -152,7 +160,10 @@ def run_pytensor_node(node: PtApply, values: Sequence[Any]) -> list[Any]:
     out = []
     for o in node.outputs:
         r = storage_map[o][0]
-        if _is_tensorish(o):
+        if _is_sparse(o.type):
+            from .dispatch.sparse import to_dense
+            r = to_dense(o.type, r)
+        elif _is_tensorish(o):
             r = np.asarray(r, dtype=o.type.dtype)
             if r.ndim != o.type.ndim:
                 raise ValueError(f"{node.op}: output of rank {r.ndim}, declared {o.type}")

@@ -115,7 +115,9 @@ def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[V
                 f"{v.type} is not known before run time"
             )
     ctx.fallbacks.append((name, reason))
-    _warn(name, reason)
+    from .dispatch.sparse import is_sparse_node
+    if not is_sparse_node(node):  # sparse Ops run on the host by design
+        _warn(name, reason)
     op = PyTensorPerform(node, fixed)
     outs = op.make_node(*tensors).outputs
     return list(outs)

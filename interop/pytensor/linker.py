@@ -53,6 +53,7 @@ from ...frontend.ops.assertion import CheckError
 from ...frontend.types import TensorType
 from .convert import Conversion, NeedsShapes, convert_fgraph, destroyed_inputs, input_type, is_rng_type
 from .dispatch.random import generator_of, key_of
+from .dispatch.sparse import is_sparse_type, to_dense, to_scipy
 
 __all__ = ["HlographLinker", "CompiledGraph", "mode", "HLOGRAPH_REWRITES", "compiled_graph",
            "hlograph_function", "explain", "SHAPE_CACHE_SIZE"]
@@ -180,8 +181,12 @@ class CompiledGraph:
         # an output that is an in-place result on an input is that argument's array itself
         # (once written back), as in PyTensor's other linkers
         self._inplace_outputs = {j: i for j, v in enumerate(fgraph.outputs) for w, i in writes if v is w}
+        # sparse matrices: dense arrays in the graph, SciPy matrices out (dispatch/sparse.py)
+        self._sparse_inputs = [(i, v.type) for i, v in enumerate(fgraph.inputs) if is_sparse_type(v.type)]
+        self._sparse_outputs = [(j, v.type) for j, v in enumerate(fgraph.outputs) if is_sparse_type(v.type)]
         # the common case, called without per-call work on generators: no generator in or out
-        self._plain = not self._rng_inputs and not any(self._rng_outputs) and not writes
+        self._plain = (not self._rng_inputs and not any(self._rng_outputs) and not writes
+                       and not self._sparse_inputs and not self._sparse_outputs)
         # per output: 0 an array (owned), 1 a NumPy scalar, 2 a Generator
         self._out_kinds = tuple(2 if rng else 1 if scalar else 0
                                 for scalar, rng in zip(self._scalar_outputs, self._rng_outputs))
@@ -252,10 +257,13 @@ class CompiledGraph:
         return self._generic or self._last
 
     def hlograph_args(self, args) -> list:
-        """``args`` as the compiled function takes them: a key for each random generator."""
+        """``args`` as the compiled function takes them: a key for each random generator,
+        a dense array for each sparse matrix."""
         args = list(args)
         for i in self._rng_inputs:
             args[i] = key_of(args[i])
+        for i, t in self._sparse_inputs:
+            args[i] = to_dense(t, args[i])
         return args
 
     def __call__(self, *args):
@@ -293,6 +301,8 @@ class CompiledGraph:
                 res[j] = generators[i]
         for j, i in self._rng_passthrough.items():
             res[j] = copy.deepcopy(generators[i])
+        for j, t in self._sparse_outputs:
+            res[j] = to_scipy(t, res[j])
         return res
 
 

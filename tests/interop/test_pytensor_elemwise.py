@@ -182,3 +182,21 @@ def test_squeezing_a_dim_that_is_not_one_is_pytensors_error(rng):
     fn, _ = compare_hlograph_and_py([x], [out], [rng.normal(size=(4, 1, 5))])
     with pytest.raises(ValueError, match="Attempting to squeeze axes with size not equal to one"):
         fn(np.zeros((4, 2, 5)))
+
+
+def test_runtime_broadcast_is_pytensors_error(rng):
+    """As PyTensor's Elemwise: a dim not marked broadcastable in its type that is 1 at run
+    time against another length is a ValueError, not a broadcast, whether the graph is
+    compiled once for all shapes or per argument shapes (an indexed read)."""
+    x, y, idx, col = pt.vector("x"), pt.vector("y"), pt.lvector("idx"), pt.col("col")
+    outs = [x + y, pt.exp(x) * col]
+    fn, _ = compare_hlograph_and_py([x, y, col], outs, [np.ones(3), np.ones(3), np.ones((2, 1))])
+    assert not hgpt.compiled_graph(fn).specialized
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.ones(1), np.ones(5), np.ones((2, 1)))
+    # equal lengths of 1, and dims broadcastable in their types, broadcast as in PyTensor
+    compare_hlograph_and_py([x, y, col], outs, [np.ones(1), np.ones(1), rng.normal(size=(4, 1))])
+    fn, _ = compare_hlograph_and_py([x, idx, y], [x[idx] + y],
+                                    [rng.normal(size=10), np.array([1, 3]), rng.normal(size=2)])
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        fn(np.zeros(10), np.zeros(1, dtype="int64"), np.zeros(5))

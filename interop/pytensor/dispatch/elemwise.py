@@ -1,4 +1,5 @@
-"""Elemwise, reductions (CAReduce: sum, prod, max, min, all, any), DimShuffle,
+"""Elemwise (with PyTensor's error for broadcasting a dim its type does not mark
+broadcastable), reductions (CAReduce: sum, prod, max, min, all, any), DimShuffle,
 softmax and log-softmax."""
 
 from __future__ import annotations
@@ -8,14 +9,83 @@ import pytensor.scalar.basic as psb
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
 from ....frontend import builders as hb
-from ....frontend.graph import Constant
+from ....frontend.graph import Constant, Variable
 from ..convert import NotConvertible, cast, hlograph_convert
 from .scalar import hlograph_convert_scalar
 
 
+#: PyTensor's Elemwise error when a dim not broadcastable in its type is 1 at run time
+RUNTIME_BROADCAST_MSG = (
+    "Runtime broadcasting not allowed. At least one input has a distinct dimension length of 1, "
+    "but was not marked as broadcastable.\n"
+    "If broadcasting was intended, use `specify_broadcastable` on the relevant input.")
+
+
 @hlograph_convert.register(Elemwise)
 def convert_elemwise(op, node, inputs, ctx):
-    return hlograph_convert_scalar(op.scalar_op, node, inputs, ctx)
+    out = hlograph_convert_scalar(op.scalar_op, node, inputs, ctx)
+    violation = runtime_broadcast(node, inputs)
+    if violation is False:
+        return out
+    ctx.checks[RUNTIME_BROADCAST_MSG] = ValueError
+    ok = hb.constant(False) if violation is True else hb.logical_not(violation)
+    if isinstance(out, (list, tuple)):
+        return [hb.check_and_raise(o, ok, RUNTIME_BROADCAST_MSG) for o in out]
+    return hb.check_and_raise(out, ok, RUNTIME_BROADCAST_MSG)
+
+
+def _fold(terms: list, absorbing: bool, combine) -> "bool | Variable":
+    """Python bools and boolean 0-d Variables combined by ``combine`` (``absorbing`` is
+    the bool that decides the result alone): a bool when it folds."""
+    if any(t is absorbing for t in terms):
+        return absorbing
+    pending = [t for t in terms if t is not (not absorbing)]
+    if not pending:
+        return not absorbing
+    out = pending[0]
+    for t in pending[1:]:
+        out = combine(out, t)
+    return out
+
+
+def _any(terms: list) -> "bool | Variable":
+    """Whether any term is true."""
+    return _fold(terms, True, hb.logical_or)
+
+
+def _all(terms: list) -> "bool | Variable":
+    """Whether every term is true."""
+    return _fold(terms, False, hb.logical_and)
+
+
+def _dim_is_one(x: Variable, i: int, one: bool = True) -> "bool | Variable":
+    """Whether dim ``i`` of ``x`` is 1 (or, with ``one`` False, is not 1): a bool when the
+    dim is a known int, else a comparison of its run-time length."""
+    d = x.shape[i]
+    if type(d) is int:
+        return (d == 1) == one
+    n = hb.shape_of(x)[i]
+    return hb.equal(n, 1) if one else hb.not_equal(n, 1)
+
+
+def runtime_broadcast(node, inputs: list) -> "bool | Variable":
+    """Whether the inputs broadcast at run time as PyTensor's Elemwise forbids: along
+    some dim, an input whose type does not mark the dim broadcastable has length 1 while
+    another input's length is not 1 (a bool when the shapes tell, else a boolean 0-d
+    Variable of the run-time lengths)."""
+    ndim = node.outputs[0].type.ndim
+    ins = [(x, v.type.broadcastable) for x, v in zip(inputs, node.inputs)
+           if getattr(x, "ndim", None) == ndim and v.type.ndim == ndim]
+    return _any([_dim_broadcasts_at_run_time(ins, i) for i in range(ndim)])
+
+
+def _dim_broadcasts_at_run_time(ins: list, i: int) -> "bool | Variable":
+    """Whether, along dim ``i``, an input not broadcastable there has length 1 while
+    some input's length is not 1 (``ins``: pairs of input and its broadcastable flags)."""
+    strict_one = _any([_dim_is_one(x, i) for x, bc in ins if not bc[i]])
+    if strict_one is False:
+        return False
+    return _all([strict_one, _any([_dim_is_one(x, i, one=False) for x, _ in ins])])
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:

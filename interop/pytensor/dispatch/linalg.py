@@ -80,7 +80,14 @@ def convert_cholesky(op, node, inputs, ctx):
     lower = _lower_flag(op)
     if not lower:
         a = _from_triangle(a, lower=False, hermitian=True)
-    return hb.cholesky(a, upper=not lower)
+    return _nan_if_failed(hb.cholesky(a, upper=not lower))
+
+
+def _nan_if_failed(factor):
+    """PyTensor's Cholesky of a matrix that is not positive definite: NaN everywhere
+    (LAPACK stops at the failing column, hlograph's factor has NaN from there on)."""
+    failed = hb.any(hb.isnan(factor), axis=(-2, -1), keepdims=True)
+    return hb.where(failed, hb.full_like(factor, np.nan), factor)
 
 
 @register("Solve")
