@@ -41,6 +41,7 @@ from ...frontend.graph import Constant, Graph, Variable
 from ...frontend.ops import construct
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, as_dtype
+from .sparse_values import is_sparse_type, to_dense, to_scipy
 
 __all__ = ["hlograph_convert", "Context", "Conversion", "NotConvertible", "NotStatic", "NeedsShapes",
            "from_fgraph", "from_pytensor", "convert_fgraph", "destroyed_inputs", "hlograph_type", "input_type",
@@ -123,17 +124,11 @@ def _is_tensorish(pt_var: PtVariable) -> bool:
 
 
 # --- running PyTensor's own perform ------------------------------------------------------
-def _is_sparse(pt_type) -> bool:
-    """Whether ``pt_type`` is PyTensor's sparse matrix type (a TensorType subclass)."""
-    return getattr(pt_type, "format", None) in ("csr", "csc") and isinstance(pt_type, PtTensorType)
-
-
 def _to_pytensor(pt_type, value: Any, copy: bool) -> Any:
     """A value as PyTensor's ``perform`` expects it for ``pt_type``."""
     if isinstance(pt_type, ScalarType):
         return np.asarray(value, dtype=pt_type.dtype)[()]
-    if _is_sparse(pt_type):  # dense in the graph (dispatch/sparse.py)
-        from .dispatch.sparse import to_scipy
+    if is_sparse_type(pt_type):  # dense in the graph
         return to_scipy(pt_type, value)
     if isinstance(pt_type, PtTensorType):
         arr = np.asarray(value, dtype=pt_type.dtype)
@@ -160,8 +155,7 @@ def run_pytensor_node(node: PtApply, values: Sequence[Any]) -> list[Any]:
     out = []
     for o in node.outputs:
         r = storage_map[o][0]
-        if _is_sparse(o.type):
-            from .dispatch.sparse import to_dense
+        if is_sparse_type(o.type):
             r = to_dense(o.type, r)
         elif _is_tensorish(o):
             r = np.asarray(r, dtype=o.type.dtype)

@@ -16,6 +16,7 @@ from pytensor.graph.basic import Apply as PtApply
 from ...frontend.graph import Apply, Constant, Op, Variable
 from ...runtime.host import segment as _segment
 from .convert import Context, _is_tensorish, _static_python, hlograph_type, run_pytensor_node
+from .sparse_values import is_sparse_node
 
 __all__ = ["PyTensorPerform", "FallbackWarning", "fallback", "op_name"]
 
@@ -115,7 +116,6 @@ def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[V
                 f"{v.type} is not known before run time"
             )
     ctx.fallbacks.append((name, reason))
-    from .dispatch.sparse import is_sparse_node
     if not is_sparse_node(node):  # sparse Ops run on the host by design
         _warn(name, reason)
     op = PyTensorPerform(node, fixed)

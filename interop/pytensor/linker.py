@@ -53,7 +53,7 @@ from ...frontend.ops.assertion import CheckError
 from ...frontend.types import TensorType
 from .convert import Conversion, NeedsShapes, convert_fgraph, destroyed_inputs, input_type, is_rng_type
 from .dispatch.random import generator_of, key_of
-from .dispatch.sparse import is_sparse_type, to_dense, to_scipy
+from .sparse_values import is_sparse_type, to_dense, to_scipy
 
 __all__ = ["HlographLinker", "CompiledGraph", "mode", "HLOGRAPH_REWRITES", "compiled_graph",
            "hlograph_function", "explain", "SHAPE_CACHE_SIZE"]
@@ -181,7 +181,7 @@ class CompiledGraph:
         # an output that is an in-place result on an input is that argument's array itself
         # (once written back), as in PyTensor's other linkers
         self._inplace_outputs = {j: i for j, v in enumerate(fgraph.outputs) for w, i in writes if v is w}
-        # sparse matrices: dense arrays in the graph, SciPy matrices out (dispatch/sparse.py)
+        # sparse matrices: dense arrays in the graph, SciPy matrices out (sparse_values.py)
         self._sparse_inputs = [(i, v.type) for i, v in enumerate(fgraph.inputs) if is_sparse_type(v.type)]
         self._sparse_outputs = [(j, v.type) for j, v in enumerate(fgraph.outputs) if is_sparse_type(v.type)]
         # the common case, called without per-call work on generators: no generator in or out
