@@ -41,10 +41,11 @@ from ...frontend.graph import Constant, Graph, Variable
 from ...frontend.ops import construct
 from ...frontend.ops import elemwise as ew
 from ...frontend.types import TensorType, as_dtype
+from .inplace import Overwrite, Writeback, overwritten
 from .sparse_values import is_sparse_type, to_dense, to_scipy
 
 __all__ = ["hlograph_convert", "Context", "Conversion", "NotConvertible", "NotStatic", "NeedsShapes",
-           "from_fgraph", "from_pytensor", "convert_fgraph", "destroyed_inputs", "hlograph_type", "input_type",
+           "from_fgraph", "from_pytensor", "convert_fgraph", "hlograph_type", "input_type",
            "is_rng_type",
            "run_pytensor_node",
            "cast", "conform"]
@@ -422,16 +423,19 @@ class Conversion:
     fallbacks: list[tuple[str, str]] = field(default_factory=list)
     #: message -> exception type of the PyTensor assertions converted to hlograph checks
     checks: dict[str, type] = field(default_factory=dict)
+    #: the extra outputs the linker writes into arguments (in-place Ops on graph inputs)
+    writebacks: list[Writeback] = field(default_factory=list)
 
 
 @collector_paused()  # converting allocates graph objects by the thousand, as lowering does
 def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | None = None,
                    single_output: bool = False, probe: bool = False,
-                   extra_outputs: Sequence[PtVariable] = ()) -> Conversion:
+                   overwrites: Sequence[Overwrite] = ()) -> Conversion:
     """Converts ``fgraph``; ``input_types`` (hlograph TensorTypes, one per input) replace
     the types PyTensor declares, e.g. with the shapes of the arguments of a call.
-    ``extra_outputs``: variables of the graph that become outputs after its own (the
-    linker's in-place results, see ``destroyed_inputs``).
+    ``overwrites``: the in-place results on graph inputs (``inplace.destroyed_inputs``):
+    what each leaves in its input becomes an output after the graph's own, listed in
+    the conversion's ``writebacks``.
 
     ``probe``: raise ``NeedsShapes`` where a node would convert only once the input
     dims are known (the caller then converts per argument shapes) instead of running
@@ -460,29 +464,35 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
     values: dict = dict(zip(pt_inputs, inputs))
     _convert_nodes(ctx, fgraph.toposort(), values)
     outputs = []
-    for i, v in enumerate([*fgraph.outputs, *extra_outputs]):
+    for i, v in enumerate(fgraph.outputs):
         out = _value(ctx, v, values)
         if not isinstance(out, Variable):
             raise NotImplementedError(f"output {i} ({v}) of type {v.type} is not a tensor")
         outputs.append(out)
     if not outputs:
         raise ValueError("the graph has no outputs")
+    writebacks = _writebacks(ctx, fgraph, overwrites, values, outputs)
     graph = Graph(inputs, outputs[0] if single_output and len(outputs) == 1 else outputs)
-    return Conversion(graph, ctx.shape_dependent, ctx.fallbacks, ctx.checks)
+    return Conversion(graph, ctx.shape_dependent, ctx.fallbacks, ctx.checks, writebacks)
 
 
-def destroyed_inputs(fgraph: FunctionGraph) -> list[tuple[PtVariable, int]]:
-    """The in-place results on graph inputs: ``(result, input index)`` for each node output
-    that PyTensor's ``destroy_map`` writes into the buffer of a tensor input of ``fgraph``
-    (an explicitly in-place Op, e.g. ``set_subtensor(x[i], y, inplace=True)``)."""
-    index = {v: i for i, v in enumerate(fgraph.inputs)}
+def _writebacks(ctx: Context, fgraph: FunctionGraph, overwrites: Sequence[Overwrite], values: dict,
+                outputs: list[Variable]) -> list[Writeback]:
+    """Appends to ``outputs`` what each in-place result leaves in its input (the Op's
+    ``overwritten`` rule) and lists where each goes."""
     found = []
-    for node in fgraph.toposort():
-        for k, js in getattr(node.op, "destroy_map", {}).items():
-            for j in js:
-                v = node.inputs[j]
-                if v in index and isinstance(v.type, PtTensorType) and isinstance(node.outputs[k].type, PtTensorType):
-                    found.append((node.outputs[k], index[v]))
+    for w in overwrites:
+        node = w.node
+        ins = [_value(ctx, v, values) for v in node.inputs]
+        outs = [_value(ctx, v, values) for v in node.outputs]
+        value, layout = overwritten(node.op, node, w.position, w.output, ins, outs)
+        if not isinstance(value, Variable):
+            continue  # the Op leaves this input as it was
+        value = cast(value, node.inputs[w.position].type.dtype)
+        same = value is outs[w.output]
+        results = tuple(j for j, v in enumerate(fgraph.outputs) if same and v is node.outputs[w.output])
+        found.append(Writeback(len(outputs), w.input_index, layout, results))
+        outputs.append(value)
     return found
 
 

@@ -25,13 +25,16 @@ buffer (PyTensor's callers own and may write their results).
 
 Random generators (PyTensor's ``RandomGeneratorType``) are keys in the hlograph
 graph: the linker passes the key of each Generator argument and turns each key
-output back into a Generator (see ``dispatch/random.py``). In-place Ops
-(``destroy_map``) are not introduced (the ``inplace`` rewrites are off), every
-converted Op is functional, and results that share memory with an argument are
-copied (``_owned``): the rewrites never make an input be overwritten. An in-place Op
-the graph itself holds (``set_subtensor(x[i], y, inplace=True)`` compiled with
-``accept_inplace=True``) overwrites its input as with PyTensor's other linkers: its
-result is an extra output of the hlograph function, copied into the argument's array.
+output back into a Generator (see ``dispatch/random.py``).
+
+In-place Ops (``destroy_map``): the HLOGRAPH mode leaves PyTensor's ``inplace``
+rewrites off (every converted Op is functional; XLA reuses buffers itself), and
+``mode.including("inplace")`` turns them on. An in-place Op on a graph input (an input
+marked ``In(x, mutable=True)``, or an in-place Op the graph holds, compiled with
+``accept_inplace=True``) overwrites the argument as PyTensor's NUMBA linker does:
+what the Op leaves there is an extra output of the hlograph function, copied into the
+argument's array when its layout is one the Op overwrites (``inplace.py``). Results
+that share memory with an argument are copied otherwise (``_owned``).
 """
 
 from __future__ import annotations
@@ -51,8 +54,9 @@ from pytensor.scalar.basic import ScalarType
 from ...compiler import compile as hg_compile
 from ...frontend.ops.assertion import CheckError
 from ...frontend.types import TensorType
-from .convert import Conversion, NeedsShapes, convert_fgraph, destroyed_inputs, input_type, is_rng_type
+from .convert import Conversion, NeedsShapes, convert_fgraph, input_type, is_rng_type
 from .dispatch.random import generator_of, key_of
+from .inplace import destroyed_inputs, layout_allows
 from .sparse_values import is_sparse_type, to_dense, to_scipy
 
 __all__ = ["HlographLinker", "CompiledGraph", "mode", "HLOGRAPH_REWRITES", "compiled_graph",
@@ -74,15 +78,14 @@ class HlographLinker(JITLinker):
     # scan_save_mem_no_prealloc: PyTensor's memory-saving Scan rewrite in the form the JAX and
     # Numba backends use (buffers of the rows kept, no preallocated circular storage)
     required_rewrites = ("minimum_compile", "scan_save_mem_no_prealloc")
-    # as the JAX linker: no C-only, BLAS, in-place or fusion rewrites (XLA fuses; every
-    # hlograph Op is functional)
+    # as the JAX linker: no C-only, BLAS or fusion rewrites (XLA fuses). The in-place
+    # rewrites are off in HLOGRAPH_REWRITES only, so that a mode may turn them on.
     incompatible_rewrites = (
         "cxx_only",
         "BlasOpt",
         "local_careduce_fusion",
         "scan_reduce_trace_prealloc",
         "scan_save_mem_prealloc",  # PyTensor 2.x's name of the one above
-        "inplace",
         "fusion",
         "reuse_lu_decomposition_multiple_solves",
         "scan_split_non_sequence_lu_decomposition_solve",
@@ -175,12 +178,8 @@ class CompiledGraph:
         self._rng_passthrough = {j: _passed_input(fgraph, v) for j, v in enumerate(fgraph.outputs)
                                  if is_rng_type(v.type) and _passed_input(fgraph, v) is not None}
         # in-place results on inputs: extra outputs, copied into the arguments' arrays
-        writes = destroyed_inputs(fgraph)
-        self._extra_outputs = [v for v, _ in writes]
-        self._writebacks = [(len(fgraph.outputs) + k, i) for k, (_, i) in enumerate(writes)]
-        # an output that is an in-place result on an input is that argument's array itself
-        # (once written back), as in PyTensor's other linkers
-        self._inplace_outputs = {j: i for j, v in enumerate(fgraph.outputs) for w, i in writes if v is w}
+        # (each conversion's ``writebacks``: inplace.py)
+        self._overwrites = writes = destroyed_inputs(fgraph)
         # sparse matrices: dense arrays in the graph, SciPy matrices out (sparse_values.py)
         self._sparse_inputs = [(i, v.type) for i, v in enumerate(fgraph.inputs) if is_sparse_type(v.type)]
         self._sparse_outputs = [(j, v.type) for j, v in enumerate(fgraph.outputs) if is_sparse_type(v.type)]
@@ -199,7 +198,7 @@ class CompiledGraph:
         if not fgraph.outputs:
             return
         try:
-            conv = convert_fgraph(fgraph, probe=True, extra_outputs=self._extra_outputs)
+            conv = convert_fgraph(fgraph, probe=True, overwrites=self._overwrites)
         except NeedsShapes:
             conv = None
         if conv is not None and not conv.shape_dependent:
@@ -239,7 +238,7 @@ class CompiledGraph:
                 self._by_shapes.move_to_end(key)
             else:
                 types = [TensorType(input_type(v.type).dtype, np.shape(a)) for v, a in zip(self.fgraph.inputs, args)]
-                entry = self._compile(convert_fgraph(self.fgraph, types, extra_outputs=self._extra_outputs))
+                entry = self._compile(convert_fgraph(self.fgraph, types, overwrites=self._overwrites))
                 self._by_shapes[key] = entry
                 while len(self._by_shapes) > SHAPE_CACHE_SIZE:
                     self._by_shapes.popitem(last=False)
@@ -293,12 +292,15 @@ class CompiledGraph:
             outs = entry.function(*args)
         except CheckError as e:
             raise _check_error(entry, e) from None
-        written = {i for j, i in self._writebacks if _write_back(generators[i], outs[j])}
         res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else generator_of(o)
                for o, kind in zip(outs, self._out_kinds)]
-        for j, i in self._inplace_outputs.items():
-            if i in written:
-                res[j] = generators[i]
+        for w in entry.conversion.writebacks:
+            arg = generators[w.input_index]
+            if _write_back(arg, outs[w.output], w.layout):
+                # an output that is the in-place result is that argument's array itself,
+                # as in PyTensor's other linkers
+                for j in w.results:
+                    res[j] = arg
         for j, i in self._rng_passthrough.items():
             res[j] = copy.deepcopy(generators[i])
         for j, t in self._sparse_outputs:
@@ -306,11 +308,11 @@ class CompiledGraph:
         return res
 
 
-def _write_back(arg: Any, value: np.ndarray) -> bool:
-    """Writes the result of an in-place Op into the array of the argument it overwrites
-    (nothing to write into for a Python number, a read-only or differently shaped array);
-    True when written."""
-    if isinstance(arg, np.ndarray) and arg.flags.writeable and arg.shape == value.shape:
+def _write_back(arg: Any, value: np.ndarray, layout: str) -> bool:
+    """Writes what an in-place Op leaves in the argument it overwrites into its array
+    (nothing to write into for a Python number, a read-only or differently shaped array,
+    or one in a layout the Op copies: ``inplace.layout_allows``); True when written."""
+    if layout_allows(arg, value.shape, layout):
         np.copyto(arg, value, casting="unsafe")
         return True
     return False
@@ -342,10 +344,39 @@ def _owned(out: np.ndarray, args) -> np.ndarray:
     return out
 
 
+class HlographRewrites(RewriteDatabaseQuery):
+    """The rewrite query of the HLOGRAPH mode: a ``RewriteDatabaseQuery`` whose
+    ``including`` also turns on the tags the mode leaves off by default
+    (``OPTIONAL_TAGS``: ``"inplace"``), which a plain query would keep excluded."""
+
+    #: tags off by default that ``including`` turns on
+    OPTIONAL_TAGS = ("inplace",)
+
+    def _with(self, q: RewriteDatabaseQuery) -> "HlographRewrites":
+        return HlographRewrites(q.include, q.require, q.exclude, q.subquery, q.position_cutoff,
+                                q.extra_rewrites)
+
+    def including(self, *tags: str) -> "HlographRewrites":
+        q = self._with(super().including(*tags))
+        q.exclude = type(q.exclude)(t for t in q.exclude if t not in tags or t not in self.OPTIONAL_TAGS)
+        return q
+
+    def excluding(self, *tags: str) -> "HlographRewrites":
+        return self._with(super().excluding(*tags))
+
+    def requiring(self, *tags: str) -> "HlographRewrites":
+        return self._with(super().requiring(*tags))
+
+    def register(self, *rewrites) -> "HlographRewrites":
+        return self._with(super().register(*rewrites))
+
+
 #: the rewrites of the HLOGRAPH mode (PyTensor's fast_run ones, without those the
-#: linker cannot use; PyTensor 3 also takes them from the linker itself)
-HLOGRAPH_REWRITES = RewriteDatabaseQuery(include=["fast_run", *HlographLinker.required_rewrites],
-                                         exclude=list(HlographLinker.incompatible_rewrites))
+#: linker cannot use, which PyTensor 3 also takes from the linker itself, and without
+#: the in-place ones: ``HLOGRAPH_REWRITES.including("inplace")`` has them)
+HLOGRAPH_REWRITES = HlographRewrites(include=["fast_run", *HlographLinker.required_rewrites],
+                                     exclude=[*HlographLinker.incompatible_rewrites,
+                                              *HlographRewrites.OPTIONAL_TAGS])
 
 
 def mode(platform: str | None = None, pipeline: str = "O2") -> Mode:

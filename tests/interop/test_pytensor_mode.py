@@ -41,13 +41,20 @@ def test_mode_is_registered_with_the_linker_and_rewrites():
     # no BLAS, fusion or in-place rewrites
     assert not names & {"Dot22", "Gemm", "Gemv", "Dot22Scalar", "Composite"}, names
     assert not any(n.op.destroy_map for n in fn.maker.fgraph.apply_nodes)
-    # a mode rebuilt around the linker keeps them out (as PyMC rebuilds modes)
+    # a mode rebuilt around the linker keeps BLAS and fusion out (as PyMC rebuilds modes);
+    # the in-place rewrites stay off when it keeps the mode's query (PyMC's
+    # ``mode.provided_optimizer.including(...).excluding(...)``)
     rebuilt = Mode(linker=m.linker, optimizer=RewriteDatabaseQuery(include=["fast_run"]))
     fn2 = pytensor.function([a], (a @ a.T) * 2 + 1, mode=rebuilt)
     assert not _op_names(fn2) & {"Dot22", "Gemm", "Composite"}
-    assert not any(n.op.destroy_map for n in fn2.maker.fgraph.apply_nodes)
     av = np.arange(6.0).reshape(2, 3)
+    keep = av.copy()
     np.testing.assert_allclose(fn2(av), (av @ av.T) * 2 + 1)
+    np.testing.assert_array_equal(av, keep)
+    pymc_like = Mode(linker=m.linker,
+                     optimizer=m.provided_optimizer.including("random_make_inplace").excluding("fusion"))
+    fn3 = pytensor.function([a], pt.exp(a @ a.T) * 2 + 1, mode=pymc_like)
+    assert not any(n.op.destroy_map for n in fn3.maker.fgraph.apply_nodes)
     assert isinstance(get_mode("HLOGRAPH").excluding("local_add_canonizer").linker, hgpt.HlographLinker)
 
 

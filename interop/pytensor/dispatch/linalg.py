@@ -14,6 +14,7 @@ import numpy as np
 from ....frontend import builders as hb
 from ....frontend.graph import Constant
 from ..convert import NotConvertible, NotStatic, cast, hlograph_convert
+from ..inplace import overwritten
 
 #: where PyTensor keeps its linalg Op classes (the last: ``SolveSylvester``, which
 #: ``pytensor.tensor.linalg`` does not export)
@@ -45,6 +46,27 @@ def register(name: str):
             hlograph_convert.register(cls)(fn)
         return fn
     return decorator
+
+
+def overwrites(name: str):
+    """Decorator: the ``inplace.overwritten`` rule of the PyTensor linalg Op class
+    ``name`` (if it exists): what LAPACK leaves in an input it overwrites, and the
+    layouts it overwrites (it copies the others first)."""
+    def decorator(fn):
+        cls = _find(name)
+        if cls is not None:
+            overwritten.register(cls)(fn)
+        return fn
+    return decorator
+
+
+def _same_shape(value, like):
+    """``value`` when its shape may be ``like``'s (the linker writes it back only when the
+    shapes are equal at run time), else None."""
+    if value.ndim != like.ndim or any(a is not None and b is not None and a != b
+                                      for a, b in zip(value.shape, like.shape)):
+        return None
+    return value
 
 
 def _out(node, i: int = 0) -> str:
@@ -95,7 +117,8 @@ def convert_solve(op, node, inputs, ctx):
     a, b = (cast(v, _out(node)) for v in inputs)
     assume = getattr(op, "assume_a", "gen")
     if assume in ("sym", "her", "pos"):
-        a = _from_triangle(a, _lower_flag(op), hermitian=assume == "her")
+        # a positive definite matrix is Hermitian: its other triangle is the conjugate
+        a = _from_triangle(a, _lower_flag(op), hermitian=assume != "sym")
     if getattr(op, "transposed", False):
         a = _mT(a)
     return hb.solve(a, b)
@@ -277,3 +300,95 @@ def convert_lu(op, node, inputs, ctx):
     if getattr(op, "p_indices", False):
         return [hb.argmax(p, axis=-1), low, up]
     return [p, low, up]
+
+
+# --- what LAPACK leaves in the inputs it overwrites (PyTensor's destroy_map) ------------------
+def _real(node) -> bool:
+    return np.dtype(node.outputs[0].type.dtype).kind != "c"
+
+
+@overwrites("Cholesky")
+def _overwritten_cholesky(op, node, position, output, inputs, outputs):
+    """The factor (potrf works on either layout: C order is the other triangle in F order)."""
+    return outputs[0], "FC"
+
+
+@overwrites("Solve")
+def _overwritten_solve(op, node, position, output, inputs, outputs):
+    """``b``: the solution (F order only); ``a``: its factors, LU (getrf; sytrf and hetrf
+    leave LDL^T factors there, the LU of the same matrix here) or the Cholesky factor
+    (posv), in either layout but for complex Hermitian matrices (F only)."""
+    if position == 1:
+        return outputs[0], "F"
+    a = cast(inputs[0], _out(node))
+    assume = getattr(op, "assume_a", "gen")
+    if assume == "tridiagonal":
+        return None, "F"
+    if assume in ("sym", "her", "pos"):
+        a = _from_triangle(a, _lower_flag(op), hermitian=assume != "sym")
+    if assume == "pos":
+        factor = _nan_if_failed(hb.cholesky(a, upper=not _lower_flag(op)))
+    else:
+        factor = hb.lu_factor(a)[0]
+    layout = "F" if not _real(node) and assume in ("pos", "her") else "FC"
+    return factor, layout
+
+
+@overwrites("SolveTriangular")
+def _overwritten_solve_triangular(op, node, position, output, inputs, outputs):
+    return (outputs[0] if position == 1 else None), "F"
+
+
+@overwrites("CholeskySolve")
+def _overwritten_cho_solve(op, node, position, output, inputs, outputs):
+    return (outputs[0] if position == 1 else None), "F"
+
+
+@overwrites("Eigh")
+def _overwritten_eigh(op, node, position, output, inputs, outputs):
+    """The eigenvectors (syevr/heevd write them over ``a``; a real C-ordered ``a`` is
+    the other triangle in F order)."""
+    if len(outputs) < 2 or position != 0:
+        return None, "F"
+    return _same_shape(outputs[1], inputs[0]), "FC" if _real(node) else "F"
+
+
+@overwrites("LU")
+def _overwritten_lu(op, node, position, output, inputs, outputs):
+    """``L`` (or ``P @ L``), as scipy's lu with overwrite_a leaves it."""
+    return _same_shape(outputs[output], inputs[0]), "F"
+
+
+@overwrites("LUFactor")
+def _overwritten_lu_factor(op, node, position, output, inputs, outputs):
+    """The LU factors (getrf)."""
+    return outputs[0], "F"
+
+
+@overwrites("QR")
+def _overwritten_qr(op, node, position, output, inputs, outputs):
+    """The first result of ``a``'s shape (geqrf leaves R and the reflectors there)."""
+    for o in outputs:
+        if _same_shape(o, inputs[0]) is not None:
+            return o, "F"
+    return None, "F"
+
+
+@overwrites("SVD")
+def _overwritten_svd(op, node, position, output, inputs, outputs):
+    for o in outputs:
+        if _same_shape(o, inputs[0]) is not None:
+            return o, "F"
+    return None, "F"
+
+
+@overwrites("Expm")
+def _overwritten_expm(op, node, position, output, inputs, outputs):
+    """The exponential (expm(a.T) = expm(a).T: either layout)."""
+    return outputs[0], "FC"
+
+
+@overwrites("SolveSylvester")
+def _overwritten_sylvester(op, node, position, output, inputs, outputs):
+    """``c``: the solution (trsyl)."""
+    return (outputs[0] if position == 2 else None), "F"
