@@ -130,3 +130,27 @@ unary("svd_values", hg.svdvals, (4, 3), "float64")
 # CHECK: func.func private @[[F]]
 # CHECK-NOT: func.func private @jax_inv
 unary("inv_twice", lambda a: hg.inv(hg.inv(a)), (3, 3), "float64")
+
+# schur: gees (batched by the custom call itself), NaNs where the matrix is not finite;
+# output="complex" of a real matrix converts it to complex first (cgees).
+# CHECK-LABEL: TEST: schur float64[2,3,3]
+# CHECK: call @[[F:jax_schur.*]](%arg0) : (tensor<2x3x3xf64>) -> (tensor<2x3x3xf64>, tensor<2x3x3xf64>)
+# CHECK: func.func private @[[F]](%arg0: tensor<2x3x3xf64>)
+# CHECK: stablehlo.is_finite %arg0 : (tensor<2x3x3xf64>) -> tensor<2x3x3xi1>
+# CHECK: stablehlo.custom_call @lapack_dgees_ffi(%arg0)
+# CHECK-SAME: num_batch_dims = "1"
+unary("schur", hg.schur, (2, 3, 3), "float64")
+
+# CHECK-LABEL: TEST: schur_complex float32[3,3]
+# CHECK: call @[[F:jax_schur.*]](%arg0) : (tensor<3x3xf32>) -> (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>)
+# CHECK: %[[C:.+]] = stablehlo.convert %arg0 : (tensor<3x3xf32>) -> tensor<3x3xcomplex<f32>>
+# CHECK: stablehlo.custom_call @lapack_cgees_ffi(%[[C]])
+unary("schur_complex", lambda a: hg.schur(a, output="complex"), (3, 3))
+
+# qr with column pivoting: geqp3 (1-based pivots made 0-based), then orgqr
+# CHECK-LABEL: TEST: qr_pivoting float64[4,3]
+# CHECK: call @[[F:jax_pivotedqr.*]](%arg0) : (tensor<4x3xf64>) -> (tensor<4x3xf64>, tensor<3x3xf64>, tensor<3xi32>)
+# CHECK: stablehlo.custom_call @lapack_dgeqp3_ffi
+# CHECK: stablehlo.subtract
+# CHECK: stablehlo.custom_call @lapack_dorgqr_ffi
+unary("qr_pivoting", lambda a: hg.qr(a, pivoting=True), (4, 3), "float64")

@@ -45,7 +45,7 @@ __all__ = [
     "DotGeneral", "matmul", "dot", "tensordot", "einsum", "outer", "matrix_power", "norm",
     "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals", "inv", "pinv",
     "det", "slogdet", "solve", "solve_triangular", "cho_solve", "lu_factor", "lu", "expm",
-    "solve_sylvester",
+    "solve_sylvester", "schur",
 ]
 
 #: dtypes whose products accumulate in float32 (NumPy's half loops do the same)
@@ -1781,6 +1781,73 @@ class SolveSylvester(LinalgOp):
         return [SolveSylvester()(a, b, rhs)]
 
 
+class PivotedQR(LinalgOp):
+    """QR decomposition with column pivoting, as scipy.linalg.qr(a, pivoting=True):
+    ``a[..., :, p] = q @ r`` with ``|r[0, 0]| >= |r[1, 1]| >= ...``; the modes are
+    numpy.linalg.qr's ('reduced': scipy's 'economic', 'complete': 'full', 'r': the
+    reduced r), ``p`` (int32) the column permutation. No derivative (the permutation
+    is piecewise constant, the factors are not differentiated here)."""
+
+    __props__ = ("mode",)
+    square = ()
+
+    def __init__(self, mode: str = "reduced"):
+        if mode not in ("reduced", "complete", "r"):
+            raise ValueError(f"PivotedQR: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        self.mode = mode
+
+    def core_types(self, dtype, core):
+        m, n = core
+        k = m if self.mode == "complete" else _min(m, n)
+        r = (dtype, (k, n))
+        p = (DTYPES["int32"], (n,))
+        return [r, p] if self.mode == "r" else [(dtype, (m, k)), r, p]
+
+    def compute(self, a):
+        import scipy.linalg
+        mode = {"reduced": "economic", "complete": "full", "r": "r"}[self.mode]
+        k = min(a.shape[-2:])
+
+        def one(m):
+            out = scipy.linalg.qr(m, mode=mode, pivoting=True, check_finite=False)
+            if self.mode == "r":  # scipy's 'r' is the complete r
+                return out[0][:k], out[1]
+            return tuple(out)
+        return _batched(one, [a], [2], 2 if self.mode == "r" else 3)
+
+
+class Schur(LinalgOp):
+    """Schur decomposition, as scipy.linalg.schur: ``a = z @ t @ z^H`` with ``z``
+    unitary and ``t`` upper triangular, or quasi upper triangular (2x2 diagonal blocks
+    for complex conjugate eigenvalue pairs) for ``output="real"`` of a real matrix; a
+    real matrix with ``output="complex"`` gives complex ``t`` and ``z`` (its complex
+    Schur form), a complex one is complex either way. A matrix with a non-finite entry
+    gives NaNs (scipy raises). No derivative (as jax: the Schur vectors are not unique)."""
+
+    __props__ = ("output",)
+
+    def __init__(self, output: str = "real"):
+        if output not in ("real", "complex"):
+            raise ValueError(f"Schur: output must be 'real' or 'complex', got {output!r}")
+        self.output = output
+
+    def core_types(self, dtype, core):
+        dt = _complex(dtype) if self.output == "complex" else dtype
+        return [(dt, core), (dt, core)]
+
+    def compute(self, a):
+        import scipy.linalg
+        dt = _complex(a.dtype) if self.output == "complex" else a.dtype
+
+        def one(m):
+            if not np.isfinite(m).all():
+                nan = np.full(m.shape, np.nan, dt)
+                return nan, nan.copy()
+            t, z = scipy.linalg.schur(m, output=self.output, check_finite=False)
+            return t.astype(dt), z.astype(dt)
+        return _batched(one, [a], [2], 2)
+
+
 # --- their builders ------------------------------------------------------------------------
 def _lin(x: Any, name: str) -> Variable:
     """A decomposition input: ints and bool become float64; float16/bfloat16 are rejected
@@ -1802,8 +1869,13 @@ def cholesky(a: Any, upper: bool = False) -> Variable:
     return Cholesky(upper)(_lin(a, "cholesky"))
 
 
-def qr(a: Any, mode: str = "reduced"):
-    """QR decomposition, as numpy.linalg.qr: ``[q, r]`` (mode 'reduced'/'complete') or ``r``."""
+def qr(a: Any, mode: str = "reduced", pivoting: bool = False):
+    """QR decomposition, as numpy.linalg.qr: ``[q, r]`` (mode 'reduced'/'complete') or ``r``.
+    ``pivoting=True``: with column pivoting, as scipy.linalg.qr(a, pivoting=True):
+    ``[q, r, p]`` or ``[r, p]`` (mode 'r'; the reduced r) with ``a[..., :, p] = q @ r``
+    (``p``: int32)."""
+    if pivoting:
+        return PivotedQR(mode)(_lin(a, "qr"))
     return QR(mode)(_lin(a, "qr"))
 
 
@@ -1901,3 +1973,9 @@ def solve_sylvester(a: Any, b: Any, q: Any) -> Variable:
     a, b, q = (_lin(x, "solve_sylvester") for x in (a, b, q))
     dt = result_type(a, b, q)
     return SolveSylvester()(*(as_variable(x, dt) for x in (a, b, q)))
+
+
+def schur(a: Any, output: str = "real"):
+    """``[t, z]`` with ``a = z @ t @ z^H``, as scipy.linalg.schur (``output`` 'real': t quasi
+    upper triangular for real ``a``; 'complex': upper triangular, complex)."""
+    return Schur(output)(_lin(a, "schur"))

@@ -47,7 +47,7 @@ from .sparse_values import is_sparse_type, to_dense, to_scipy
 __all__ = ["hlograph_convert", "Context", "Conversion", "NotConvertible", "NotStatic", "NeedsShapes",
            "from_fgraph", "from_pytensor", "convert_fgraph", "hlograph_type", "input_type",
            "is_rng_type",
-           "run_pytensor_node",
+           "run_pytensor_node", "destroyed_positions",
            "cast", "conform"]
 
 #: constants folded during conversion stay below this many elements (inputs and outputs)
@@ -139,10 +139,17 @@ def _to_pytensor(pt_type, value: Any, copy: bool) -> Any:
     return value
 
 
-def run_pytensor_node(node: PtApply, values: Sequence[Any]) -> list[Any]:
+def destroyed_positions(node: PtApply) -> list[int]:
+    """The inputs of ``node`` its Op overwrites (``destroy_map``), in order."""
+    return sorted({i for ins in getattr(node.op, "destroy_map", {}).values() for i in ins})
+
+
+def run_pytensor_node(node: PtApply, values: Sequence[Any], with_destroyed: bool = False) -> list[Any]:
     """Runs ``node`` through its Op's Python implementation (``perform``) on ``values``;
-    tensor and scalar results come back as NumPy arrays of the declared dtypes."""
-    destroyed = {i for ins in getattr(node.op, "destroy_map", {}).values() for i in ins}
+    tensor and scalar results come back as NumPy arrays of the declared dtypes. An input
+    the Op overwrites gets a copy; ``with_destroyed``: those copies, as the Op left them,
+    come after the results (``destroyed_positions`` order)."""
+    destroyed = set(destroyed_positions(node))
     storage_map = {}
     compute_map = {}
     for i, (v, val) in enumerate(zip(node.inputs, values)):
@@ -163,6 +170,8 @@ def run_pytensor_node(node: PtApply, values: Sequence[Any]) -> list[Any]:
             if r.ndim != o.type.ndim:
                 raise ValueError(f"{node.op}: output of rank {r.ndim}, declared {o.type}")
         out.append(r)
+    if with_destroyed:
+        out.extend(np.asarray(storage_map[node.inputs[i]][0]) for i in sorted(destroyed))
     return out
 
 
@@ -183,6 +192,12 @@ class Context:
         self.fallbacks: list[tuple[str, str]] = []
         #: message -> exception type of the assertions (CheckAndRaise) converted to checks
         self.checks: dict[str, type] = {}
+        #: > 0 while the core of a batched Blockwise is converted: a device loop's body,
+        #: which holds no host checks (``Check`` raises on the host)
+        self.batched_core = 0
+        #: (node, input position) -> what the node's perform left in that input (a node
+        #: run on the host that overwrites its inputs: fallback.py)
+        self.destroyed_values: dict[tuple[PtApply, int], Variable] = {}
         # vector Variable id -> its entries, None where unknown (MakeVector of scalars)
         self._partial: dict[int, list[int | None]] = {}
 
@@ -486,6 +501,9 @@ def _writebacks(ctx: Context, fgraph: FunctionGraph, overwrites: Sequence[Overwr
         ins = [_value(ctx, v, values) for v in node.inputs]
         outs = [_value(ctx, v, values) for v in node.outputs]
         value, layout = overwritten(node.op, node, w.position, w.output, ins, outs)
+        left = ctx.destroyed_values.get((node, w.position))
+        if left is not None:  # run by its perform: what it left in its copy of the input
+            value = left
         if not isinstance(value, Variable):
             continue  # the Op leaves this input as it was
         value = cast(value, node.inputs[w.position].type.dtype)

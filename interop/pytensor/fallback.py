@@ -15,7 +15,8 @@ from pytensor.graph.basic import Apply as PtApply
 
 from ...frontend.graph import Apply, Constant, Op, Variable
 from ...runtime.host import segment as _segment
-from .convert import Context, _is_tensorish, _static_python, hlograph_type, run_pytensor_node
+from .convert import (Context, _is_tensorish, _static_python, destroyed_positions, hlograph_type,
+                      run_pytensor_node)
 from .sparse_values import is_sparse_node
 
 __all__ = ["PyTensorPerform", "FallbackWarning", "fallback", "op_name"]
@@ -55,12 +56,16 @@ class PyTensorPerform(Op):
     scalar inputs (its other inputs, e.g. ``None`` or slices, are fixed), outputs have
     PyTensor's types (dims PyTensor does not know are known when it has run)."""
 
-    def __init__(self, pt_node: PtApply, fixed: dict[int, Any]):
+    def __init__(self, pt_node: PtApply, fixed: dict[int, Any], with_destroyed: bool = False):
         self.pt_node = pt_node
         self.fixed = dict(fixed)
         self.name = op_name(pt_node.op)
         self.host_reason = f"runs PyTensor's {self.name}.perform"
         self.out_types = [hlograph_type(o.type) for o in pt_node.outputs]
+        #: also output what perform leaves in the inputs it overwrites (destroyed_positions)
+        self.with_destroyed = with_destroyed
+        if with_destroyed:
+            self.out_types += [hlograph_type(pt_node.inputs[i].type) for i in destroyed_positions(pt_node)]
         self.in_types = [hlograph_type(v.type) for i, v in enumerate(pt_node.inputs) if i not in self.fixed]
 
     # each wraps one PyTensor node
@@ -83,7 +88,7 @@ class PyTensorPerform(Op):
     def perform(self, node, inputs):
         it = iter(inputs)
         values = [self.fixed[i] if i in self.fixed else next(it) for i in range(len(self.pt_node.inputs))]
-        return run_pytensor_node(self.pt_node, values)
+        return run_pytensor_node(self.pt_node, values, self.with_destroyed)
 
 
 # hlograph warns once about an Op that runs its Python perform, naming its class:
@@ -118,7 +123,16 @@ def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[V
     ctx.fallbacks.append((name, reason))
     if not is_sparse_node(node):  # sparse Ops run on the host by design
         _warn(name, reason)
-    op = PyTensorPerform(node, fixed)
-    outs = op.make_node(*tensors).outputs
-    return list(outs)
+    # an Op overwriting its inputs: what it leaves there may be written into an argument
+    # (inplace.py), so the host op outputs it too
+    destroyed = [i for i in destroyed_positions(node) if _is_tensorish(node.inputs[i])]
+    op = PyTensorPerform(node, fixed, with_destroyed=bool(destroyed) and len(destroyed) == len(
+        destroyed_positions(node)))
+    outs = list(op.make_node(*tensors).outputs)
+    if op.with_destroyed:
+        n = len(node.outputs)
+        for k, i in enumerate(destroyed):
+            ctx.destroyed_values[(node, i)] = outs[n + k]
+        outs = outs[:n]
+    return outs
 

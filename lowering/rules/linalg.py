@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ...frontend.ops.linalg import (
     HALF_DTYPES, LU, QR, SVD, Cholesky, ChoSolve, Det, DotGeneral, Eig, Eigh, Expm, Inv,
-    LUFactor, Pinv, Slogdet, Solve, SolveSylvester, SolveTriangular,
+    LUFactor, Pinv, PivotedQR, Schur, Slogdet, Solve, SolveSylvester, SolveTriangular,
 )
 from ...frontend.types import DTYPES, TensorType, is_complex, is_float
 from .. import emit
@@ -180,6 +180,34 @@ def _det(a):
     return sign * jnp.exp(logdet)
 
 
+def _schur(output: str):
+    """scipy.linalg.schur (jax's: LAPACK gees, CPU only; a real matrix with
+    ``output="complex"`` is cast to complex first, as scipy does); a matrix with a
+    non-finite entry gives NaNs (gees would return whatever it reached)."""
+    def fn(a):
+        t, z = jsp_linalg.schur(a, output=output)
+        finite = jnp.all(jnp.isfinite(a), axis=(-2, -1), keepdims=True)
+        nan = jnp.array(jnp.nan, t.dtype)
+        return jnp.where(finite, t, nan), jnp.where(finite, z, nan)
+    return fn
+
+
+def _pivoted_qr(mode: str):
+    """scipy.linalg.qr(a, pivoting=True) (LAPACK geqp3) in numpy.linalg.qr's modes;
+    'r' is the reduced r (scipy's is the complete one)."""
+    def fn(a):
+        if mode == "r":
+            r, p = jsp_linalg.qr(a, mode="r", pivoting=True)
+            r = r[..., :min(a.shape[-2:]), :]
+        else:
+            q, r, p = jsp_linalg.qr(a, mode="full" if mode == "complete" else "economic",
+                                    pivoting=True)
+        if a.shape[-2] == 0:  # no rows: geqp3 pivots nothing (jax's p would be zeros)
+            p = jnp.broadcast_to(jnp.arange(a.shape[-1], dtype=p.dtype), p.shape)
+        return (r, p) if mode == "r" else (q, r, p)
+    return fn
+
+
 #: Op class -> (op, input types) -> the jax function computing the node's outputs;
 #: the function depends only on the op's props and the input types (the bridge's key)
 JAX_FUNCTIONS = {
@@ -209,6 +237,8 @@ JAX_FUNCTIONS = {
     Expm: lambda op, ts: jnp.vectorize(jsp_linalg.expm, signature="(n,n)->(n,n)"),
     SolveSylvester: lambda op, ts: jnp.vectorize(
         jsp_linalg.solve_sylvester, signature="(n,n),(m,m),(n,m)->(n,m)"),
+    Schur: lambda op, ts: _schur(op.output),  # gees takes batches itself
+    PivotedQR: lambda op, ts: _pivoted_qr(op.mode),
 }
 
 

@@ -193,7 +193,7 @@ def test_batched_sylvester_and_lyapunov_solvers(shape, rng):
 
 def test_blockwise_whose_core_needs_perform_runs_its_perform(rng):
     """A batched core Op whose converted graph would need PyTensor's perform for some inner
-    node (here the Schur decomposition, which hlograph does not have) cannot be a device
+    node (here a sorted Schur decomposition, which hlograph does not have) cannot be a device
     loop: the whole Blockwise runs its perform, and the results are PyTensor's."""
     from pytensor.compile.builders import OpFromGraph
     from pytensor.tensor.blockwise import Blockwise
@@ -201,10 +201,27 @@ def test_blockwise_whose_core_needs_perform_runs_its_perform(rng):
     from hlograph.tests.interop.pytensor_helpers import fallbacks_of
 
     m = pt.matrix("m")
-    t, z = pt.linalg.schur(m)
+    t, z = pt.linalg.schur(m, sort="lhp")
     core = OpFromGraph([m], [t + 1.0])
     a = pt.tensor3("a")
     out = Blockwise(core, signature="(m,m)->(m,m)")(a)
     a_val = rng.normal(size=(3, 4, 4))
     fn, (res,) = compare_hlograph_and_py([a], [out], [a_val], allow_fallback=True)
     assert [name for name, _ in fallbacks_of(fn)] == ["Blockwise"]
+
+
+def test_blockwise_of_an_op_from_graph_with_elementwise_ops_on_unknown_dims(rng):
+    """The core of a batched Blockwise is a device loop's body: the elementwise ops of an
+    OpFromGraph core, whose dims are unknown, convert there without PyTensor's run-time
+    broadcast check (a host check) and the whole Blockwise runs on the device."""
+    from pytensor.compile.builders import OpFromGraph
+    from pytensor.tensor.blockwise import Blockwise
+
+    from hlograph.tests.interop.pytensor_helpers import fallbacks_of
+
+    m, v = pt.matrix("m"), pt.vector("v")
+    core = OpFromGraph([m, v], [pt.exp(m) * v + 1.0])
+    a, b = pt.tensor3("a"), pt.matrix("b")
+    out = Blockwise(core, signature="(m,n),(n)->(m,n)")(a, b)
+    fn, _ = compare_hlograph_and_py([a, b], [out], [rng.normal(size=(3, 4, 5)), rng.normal(size=(3, 5))])
+    assert fallbacks_of(fn) == []

@@ -24,7 +24,11 @@ def convert_blockwise(op, node, inputs, ctx):
         return converter(core_op, core_node, inputs, ctx)
 
     def core(*cores):
-        res = converter(core_op, core_node, list(cores), ctx)
+        ctx.batched_core += 1
+        try:
+            res = converter(core_op, core_node, list(cores), ctx)
+        finally:
+            ctx.batched_core -= 1
         outs = list(res) if isinstance(res, (list, tuple)) else [res]
         return [conform(o, v) for o, v in zip(outs, core_node.outputs)]
 

@@ -16,10 +16,10 @@ from ....frontend.graph import Constant
 from ..convert import NotConvertible, NotStatic, cast, hlograph_convert
 from ..inplace import overwritten
 
-#: where PyTensor keeps its linalg Op classes (the last: ``SolveSylvester``, which
-#: ``pytensor.tensor.linalg`` does not export)
+#: where PyTensor keeps its linalg Op classes (the last two: ``SolveSylvester`` and the
+#: tridiagonal LU Ops, which ``pytensor.tensor.linalg`` does not export)
 _MODULES = ("pytensor.tensor.linalg", "pytensor.tensor.nlinalg", "pytensor.tensor.slinalg",
-            "pytensor.tensor.linalg.solvers.linear_control")
+            "pytensor.tensor.linalg.solvers.linear_control", "pytensor.tensor.linalg.solvers.tridiagonal")
 
 
 def _find(name: str) -> type | None:
@@ -198,7 +198,7 @@ def convert_qr(op, node, inputs, ctx):
     """scipy's modes: ``full`` (numpy's ``complete``), ``economic`` (``reduced``), ``r``
     (the R of ``full``)."""
     if getattr(op, "pivoting", False):
-        raise NotConvertible("QR with pivoting")
+        return _pivoted_qr(op, node, inputs)
     mode = {"full": "complete", "economic": "reduced"}.get(op.mode, op.mode)
     a = cast(inputs[0], _out(node))
     if mode in ("complete", "reduced"):
@@ -392,3 +392,62 @@ def _overwritten_expm(op, node, position, output, inputs, outputs):
 def _overwritten_sylvester(op, node, position, output, inputs, outputs):
     """``c``: the solution (trsyl)."""
     return (outputs[0] if position == 2 else None), "F"
+
+
+# --- Schur, and QR with column pivoting ---------------------------------------------------
+@register("Schur")
+def convert_schur(op, node, inputs, ctx):
+    """scipy.linalg.schur (gees): ``(T, Z)``, real or complex as PyTensor's output dtype
+    (a real matrix with ``output="complex"`` gets the complex Schur form of its complex
+    cast, as scipy computes it); non-finite matrices give NaNs, as PyTensor's perform.
+    Sorted Schur forms (``sort``) are not hlograph's: they run PyTensor's perform."""
+    if getattr(op, "sort", None) is not None:
+        raise NotConvertible(f"Schur with sort={op.sort!r}")
+    out = np.dtype(_out(node))
+    work = out  # LAPACK's dtype of the input (PyTensor's linalg_output_dtype)
+    if op.output == "complex" and np.dtype(node.inputs[0].type.dtype).kind != "c":
+        work = np.finfo(out).dtype
+    t, z = hb.schur(cast(inputs[0], work), output=op.output)
+    return [t, z]
+
+
+def _pivoted_qr(op, node, inputs):
+    """QR with ``pivoting=True`` (geqp3): ``(Q, R, P)`` (``full``, ``economic``) or
+    ``(R, P)`` (``r``: the complete R, ``(M, N)``), ``P`` the int32 column permutation
+    with ``A[:, P] = Q R``; ``raw`` (LAPACK's reflectors) runs PyTensor's perform."""
+    a = cast(inputs[0], _out(node))
+    if op.mode in ("full", "economic"):
+        q, r, p = hb.qr(a, mode="complete" if op.mode == "full" else "reduced", pivoting=True)
+        return [q, r, p]
+    if op.mode == "r":
+        m, n = a.shape[-2:]
+        if m is None or n is None:  # the complete R (of the complete Q) fits any shape
+            _, r, p = hb.qr(a, mode="complete", pivoting=True)
+            return [r, p]
+        r, p = hb.qr(a, mode="r", pivoting=True)  # the reduced R: (min(M, N), N)
+        if m > n:
+            r = hb.concatenate([r, hb.zeros(tuple(r.shape[:-2]) + (m - n, n), r.dtype)], axis=-2)
+        return [r, p]
+    raise NotConvertible(f"QR mode {op.mode!r} with pivoting")
+
+
+@overwrites("Schur")
+def _overwritten_schur(op, node, position, output, inputs, outputs):
+    """T (gees leaves the Schur form in ``a``); not when ``a`` is first cast (a real or
+    integer matrix of another dtype than T: gees works on a copy)."""
+    if node.inputs[0].type.dtype != node.outputs[0].type.dtype:
+        return None, "F"
+    return outputs[0], "F"
+
+
+@overwrites("LUFactorTridiagonal")
+def _overwritten_lu_factor_tridiagonal(op, node, position, output, inputs, outputs):
+    """gttrf overwrites ``dl``, ``d`` and ``du`` with the factors (contiguous vectors
+    only); run by PyTensor's perform, which leaves them there."""
+    return None, "F"
+
+
+@overwrites("SolveLUFactorTridiagonal")
+def _overwritten_solve_lu_factor_tridiagonal(op, node, position, output, inputs, outputs):
+    """gttrs overwrites ``b`` with the solution (F order only)."""
+    return (outputs[0] if position == len(inputs) - 1 else None), "F"
