@@ -39,6 +39,7 @@ _BUILTIN: dict[str, str] = {
     "hlograph-simplify": "simplify:SimplifyPass",
     "hlograph-bound-fusion": "bound_fusion:BoundFusionPass",
     "hlograph-cut-fusion": "cut_fusion:CutFusionPass",
+    "hlograph-round-compared-sums": "round_compared_sums:RoundComparedSumsPass",
     "hlograph-roll-loops": "roll_loops:RollLoopsPass",
     "hlograph-fold-reductions": "fold_reductions:FoldReductionsPass",
     "hlograph-simplify-power": "simplify_power:SimplifyPowerPass",

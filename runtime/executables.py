@@ -100,13 +100,14 @@ def plan_key(client, device, fingerprint: bytes) -> str:
 #: changed adds to the module's fingerprint (the changes are a function of the
 #: module and of this)
 _PLAN_KEY = (f"hlograph-roll-loops{{min-ops={pjrt.LOOP_ROLL_MIN_OPS} body-ops={pjrt.LOOP_ROLL_BODY_OPS}}},"
-             f"hlograph-cut-fusion{{max-depth={pjrt.FUSION_CUT_DEPTH}}}\0").encode()
+             f"hlograph-cut-fusion{{max-depth={pjrt.FUSION_CUT_DEPTH}}},hlograph-round-compared-sums\0").encode()
 
 
 class CompilePlan(NamedTuple):
     """What PJRT compiles for one module: ``bytecode`` (the module's own, or, when
     ``changed``, with runs of repeated ops rolled into ``loops`` loops and ``cuts``
-    identity custom calls cutting deep chains) and the compile ``options``."""
+    identity custom calls cutting deep chains or rounding the products of compared
+    sums) and the compile ``options``."""
 
     bytecode: bytes
     options: Any
@@ -135,7 +136,9 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
     and a module the size policy would hand the elemental IR emitter but
     for chains too deep for it (``pjrt.fusion_cuts_wanted``) has them cut at
     ``pjrt.FUSION_CUT_DEPTH`` (``passes.cut_fusion``). Results keep every bit.
-    Small modules are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS`` set to on
+    A module that compares sums of products has those products rounded as NumPy
+    rounds them (``passes.round_compared_sums``: XLA:CPU would contract them into
+    fused multiply-adds). Other small modules are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS`` set to on
     or off decides the emitters for every module, which compiles as it is.
     The choices are part of the options, so of the executable's cache key
     (``compile_bytecode`` marks a changed module's key too); they are a
@@ -151,6 +154,15 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
         emitters = True if forced is None else forced
         if dots is None:
             dots = mlir.bytecode_dot_shapes(bytecode)
+        if _may_compare_sums(bytecode) and ffi.fusion_cut_available(client.platform):
+            from ..passes.round_compared_sums import round_compared_sums
+
+            parsed = True
+            with mlir.make_context() as ctx:
+                module = mlir.ir.Module.parse(bytes(bytecode), ctx)
+                cuts = round_compared_sums(module)
+                if cuts:
+                    bytecode = mlir.module_to_bytecode(module)
     else:
         parsed = True
         with mlir.make_context() as ctx:
@@ -174,6 +186,11 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
                 # float32[8], rolled, in half the time, and it runs as fast)
                 size = size._replace(ops=size.ops + sum(
                     (r.trips - 1) * r.per_iteration * r.period for r in rolled))
+            if changeable and _may_compare_sums(bytecode):
+                from ..passes.round_compared_sums import round_compared_sums
+
+                cuts = round_compared_sums(module)
+                size = size._replace(ops=size.ops + cuts)
             if changeable and pjrt.fusion_cuts_wanted(size):
                 from ..passes.cut_fusion import cut_fusion
 
@@ -181,7 +198,7 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
                                pjrt.FUSION_CUT_DEPTH):
                     result = cut_fusion(module, pjrt.FUSION_CUT_DEPTH)
                 if result.cuts:
-                    cuts = result.cuts
+                    cuts += result.cuts
                     size = size._replace(ops=size.ops + result.cuts, depth=result.depth)
                     log.COMPILE.info("%d cuts: chains at most %d deep", cuts, size.depth)
             if loops or cuts:
@@ -190,6 +207,13 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
     ynn = pjrt.ynn_fusion_wanted(dots)
     options = pjrt.compile_options(device, ynn_fusion=ynn, fusion_emitters=emitters)
     return CompilePlan(bytecode, options, loops, cuts, ynn, emitters, parsed)
+
+
+def _may_compare_sums(bytecode: bytes) -> bool:
+    """Whether ``bytecode`` may compare a sum of products (its op names are strings in
+    it): ``passes.round_compared_sums`` has work there."""
+    data = bytes(bytecode)
+    return b"compare" in data and (b"multiply" in data or b"dot" in data)
 
 
 def _may_have_dots(bytecode: bytes) -> bool:
