@@ -16,10 +16,11 @@ from ....frontend.graph import Constant
 from ..convert import NotConvertible, NotStatic, cast, hlograph_convert
 from ..inplace import overwritten
 
-#: where PyTensor keeps its linalg Op classes (the last two: ``SolveSylvester`` and the
-#: tridiagonal LU Ops, which ``pytensor.tensor.linalg`` does not export)
+#: where PyTensor keeps its linalg Op classes (the last four: ``SolveSylvester`` and the
+#: tridiagonal LU Ops, which ``pytensor.tensor.linalg`` does not export, in 3.x and 2.38)
 _MODULES = ("pytensor.tensor.linalg", "pytensor.tensor.nlinalg", "pytensor.tensor.slinalg",
-            "pytensor.tensor.linalg.solvers.linear_control", "pytensor.tensor.linalg.solvers.tridiagonal")
+            "pytensor.tensor.linalg.solvers.linear_control", "pytensor.tensor.linalg.solvers.tridiagonal",
+            "pytensor.tensor._linalg.solve.linear_control", "pytensor.tensor._linalg.solve.tridiagonal")
 
 
 def _find(name: str) -> type | None:
