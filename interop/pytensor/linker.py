@@ -6,10 +6,13 @@ compiles it with ``hlograph.compile``; the compiled function is the one thunk
 PyTensor's function calls. Shared variables, ``updates`` and several outputs are
 plain inputs and outputs of that graph (PyTensor's function writes the updates back).
 
-A graph converts once when every node converts whatever the input shapes; a graph
-whose conversion needs shapes (``Alloc`` of ``x.shape``, slices up to ``n - 1``,
-...) is converted again for each new combination of argument shapes, with those
-shapes folded into constants (hlograph compiles per argument shapes anyway). Those
+A graph whose inputs have static shapes converts once. A graph with unknown dims is
+converted once up front (to find what it needs and report its fallbacks), then
+again for each new combination of argument shapes, with those shapes folded into
+constants (hlograph compiles per argument shapes anyway): the checks PyTensor makes on
+run-time lengths (a dim broadcast that its type does not allow, a squeeze of a dim
+that is not 1) are decided at conversion, not by host checks inside the call, and the
+compiled function is a static one, which jaxlib's C++ dispatcher calls. Those
 conversions are kept in a least-recently-used cache of ``SHAPE_CACHE_SIZE`` (64)
 entries per function: a function called with ever new shapes does not grow without
 bound (an evicted combination converts and compiles again when it comes back; the
@@ -201,8 +204,12 @@ class CompiledGraph:
             conv = convert_fgraph(fgraph, probe=True, overwrites=self._overwrites)
         except NeedsShapes:
             conv = None
-        if conv is not None and not conv.shape_dependent:
+        if conv is not None and not conv.shape_dependent and not self._keyed:
             self._generic = self._compile(conv)
+        # the conversion for all shapes, of a graph converted per shapes: what
+        # ``explain(fn)`` describes before a call (compiled on demand)
+        self._probe = conv
+        self._probe_entry: _Entry | None = None
 
     @property
     def specialized(self) -> bool:
@@ -237,7 +244,7 @@ class CompiledGraph:
             if entry is not None:
                 self._by_shapes.move_to_end(key)
             else:
-                types = [TensorType(input_type(v.type).dtype, np.shape(a)) for v, a in zip(self.fgraph.inputs, args)]
+                types = [_argument_type(i, v, a) for i, (v, a) in enumerate(zip(self.fgraph.inputs, args))]
                 entry = self._compile(convert_fgraph(self.fgraph, types, overwrites=self._overwrites))
                 self._by_shapes[key] = entry
                 while len(self._by_shapes) > SHAPE_CACHE_SIZE:
@@ -253,7 +260,13 @@ class CompiledGraph:
         return [e.conversion for e in list(self._by_shapes.values())]
 
     def last_entry(self) -> _Entry | None:
-        return self._generic or self._last
+        """The entry of the last call; before any, the conversion for all shapes."""
+        entry = self._generic or self._last
+        if entry is None and self._probe is not None:
+            if self._probe_entry is None:
+                self._probe_entry = self._compile(self._probe)
+            entry = self._probe_entry
+        return entry
 
     def hlograph_args(self, args) -> list:
         """``args`` as the compiled function takes them: a key for each random generator,
@@ -306,6 +319,18 @@ class CompiledGraph:
         for j, t in self._sparse_outputs:
             res[j] = to_scipy(t, res[j])
         return res
+
+
+def _argument_type(i: int, v, arg) -> TensorType:
+    """The static hlograph type of argument ``i`` for input ``v`` (its PyTensor type's
+    dtype, the argument's shape); ValueError for an argument of another rank (a call
+    with ``trust_input``)."""
+    t = input_type(v.type)
+    shape = np.shape(arg)
+    if len(shape) != t.ndim:
+        raise ValueError(f"argument {i} ({v.name or v}): expected shape {t.shape} for {v.type}, "
+                         f"got an array of shape {shape}")
+    return TensorType(t.dtype, shape)
 
 
 def _write_back(arg: Any, value: np.ndarray, layout: str) -> bool:

@@ -273,9 +273,15 @@ def test_new_process_skips_lowering(tmp_path, cache_dir):
     env = dict(os.environ, HLOGRAPH_LOG="info", JAX_PLATFORMS="cpu")
     cold = [_finish(p) for p in [_start(script, env), _start(script, env)]]
     assert len(_modules(cache_dir)) == 1 and not list(cache_dir.glob(".tmp-*"))
+    # (both lower, unless one of them starts after the other stored the entry: then it
+    # finds it, on a loaded machine)
+    assert any(r["stats"]["module_misses"] == 1 for r, _ in cold)
     for r, err in cold:
-        assert r["stats"]["module_misses"] == 1 and r["err"] < 1e-12
-        assert "lowered hlograph (" in err
+        assert r["err"] < 1e-12
+        if r["stats"]["module_misses"] == 1:
+            assert "lowered hlograph (" in err
+        else:
+            assert r["stats"]["module_hits"] == 1 and "lowered hlograph (" not in err
     warm, err = _finish(_start(script, env))
     s = warm["stats"]
     assert (s["module_hits"], s["module_misses"], s["hits"], s["misses"]) == (1, 0, 1, 0)

@@ -153,7 +153,8 @@ def test_composite_from_a_fused_graph(rng):
 
 
 def test_runtime_values_match_for_every_call(rng):
-    """One compiled function serves arguments of other lengths (None dims specialize per call)."""
+    """One compiled function serves arguments of other lengths (None dims specialize per
+    call: one conversion per combination of argument shapes)."""
     x = pt.vector("x")
     fn = pytensor.function([x], [pt.exp(x) * 2, x.sum()], mode="HLOGRAPH")
     for n in (3, 0, 8):
@@ -161,7 +162,10 @@ def test_runtime_values_match_for_every_call(rng):
         got = fn(xv)
         np.testing.assert_allclose(got[0], np.exp(xv) * 2, *TOL["float64"])
         np.testing.assert_allclose(got[1], xv.sum(), *TOL["float64"])
-    assert not hgpt.compiled_graph(fn).specialized
+    cg = hgpt.compiled_graph(fn)
+    assert cg.specialized and len(cg.conversions()) == 3
+    # each is a static function: no host segment, nothing checked on the host per call
+    assert all(all(t.is_static for t in c.graph.input_types) for c in cg.conversions())
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8", "uint8"])
@@ -186,12 +190,12 @@ def test_squeezing_a_dim_that_is_not_one_is_pytensors_error(rng):
 
 def test_runtime_broadcast_is_pytensors_error(rng):
     """As PyTensor's Elemwise: a dim not marked broadcastable in its type that is 1 at run
-    time against another length is a ValueError, not a broadcast, whether the graph is
-    compiled once for all shapes or per argument shapes (an indexed read)."""
+    time against another length is a ValueError, not a broadcast, for the lengths of the
+    arguments and for lengths computed in the graph (an indexed read)."""
     x, y, idx, col = pt.vector("x"), pt.vector("y"), pt.lvector("idx"), pt.col("col")
     outs = [x + y, pt.exp(x) * col]
     fn, _ = compare_hlograph_and_py([x, y, col], outs, [np.ones(3), np.ones(3), np.ones((2, 1))])
-    assert not hgpt.compiled_graph(fn).specialized
+    assert hgpt.compiled_graph(fn).specialized
     with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
         fn(np.ones(1), np.ones(5), np.ones((2, 1)))
     # equal lengths of 1, and dims broadcastable in their types, broadcast as in PyTensor
