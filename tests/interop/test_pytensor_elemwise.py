@@ -204,3 +204,19 @@ def test_runtime_broadcast_is_pytensors_error(rng):
                                     [rng.normal(size=10), np.array([1, 3]), rng.normal(size=2)])
     with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
         fn(np.zeros(10), np.zeros(1, dtype="int64"), np.zeros(5))
+
+
+def test_runtime_broadcast_check_only_where_it_can_fail():
+    """``from_pytensor`` keeps unknown dims: the run-time broadcast check is in the graph
+    only where two inputs' run-time lengths can disagree (``x + y``), not against a
+    length-1 constant (``x + 1``: a host check there would split every call)."""
+    from hlograph.frontend.ops.assertion import Check
+
+    x, y = pt.vector("x"), pt.vector("y")
+
+    def checks(g):
+        return [n for n in g.toposort() if isinstance(n.op, Check)]
+
+    assert not checks(hgpt.from_pytensor([x], x + 1.0))
+    assert not checks(hgpt.from_pytensor([x], pt.exp(x) * pt.ones((1,))))
+    assert len(checks(hgpt.from_pytensor([x, y], x + y))) == 1

@@ -83,11 +83,18 @@ def runtime_broadcast(node, inputs: list) -> "bool | Variable":
 
 def _dim_broadcasts_at_run_time(ins: list, i: int) -> "bool | Variable":
     """Whether, along dim ``i``, an input not broadcastable there has length 1 while
-    some input's length is not 1 (``ins``: pairs of input and its broadcastable flags)."""
-    strict_one = _any([_dim_is_one(x, i) for x, bc in ins if not bc[i]])
-    if strict_one is False:
-        return False
-    return _all([strict_one, _any([_dim_is_one(x, i, one=False) for x, _ in ins])])
+    another input's length is not 1 (``ins``: pairs of input and its broadcastable
+    flags). Per such input, against the others only: ``x + 1`` on a vector of unknown
+    length cannot broadcast at run time (the constant's length is 1), so it folds."""
+    terms = []
+    for k, (x, bc) in enumerate(ins):
+        if bc[i]:
+            continue
+        one = _dim_is_one(x, i)
+        if one is False:
+            continue
+        terms.append(_all([one, _any([_dim_is_one(u, i, one=False) for j, (u, _) in enumerate(ins) if j != k])]))
+    return _any(terms)
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
