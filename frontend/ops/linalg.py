@@ -1797,11 +1797,8 @@ class PivotedQR(LinalgOp):
         self.mode = mode
 
     def core_types(self, dtype, core):
-        m, n = core
-        k = m if self.mode == "complete" else _min(m, n)
-        r = (dtype, (k, n))
-        p = (DTYPES["int32"], (n,))
-        return [r, p] if self.mode == "r" else [(dtype, (m, k)), r, p]
+        # QR's results (the same modes), then the permutation
+        return QR.core_types(self, dtype, core) + [(DTYPES["int32"], (core[1],))]
 
     def compute(self, a):
         import scipy.linalg

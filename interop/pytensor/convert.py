@@ -149,7 +149,8 @@ def run_pytensor_node(node: PtApply, values: Sequence[Any], with_destroyed: bool
     tensor and scalar results come back as NumPy arrays of the declared dtypes. An input
     the Op overwrites gets a copy; ``with_destroyed``: those copies, as the Op left them,
     come after the results (``destroyed_positions`` order)."""
-    destroyed = set(destroyed_positions(node))
+    positions = destroyed_positions(node)
+    destroyed = set(positions)
     storage_map = {}
     compute_map = {}
     for i, (v, val) in enumerate(zip(node.inputs, values)):
@@ -171,7 +172,7 @@ def run_pytensor_node(node: PtApply, values: Sequence[Any], with_destroyed: bool
                 raise ValueError(f"{node.op}: output of rank {r.ndim}, declared {o.type}")
         out.append(r)
     if with_destroyed:
-        out.extend(np.asarray(storage_map[node.inputs[i]][0]) for i in sorted(destroyed))
+        out.extend(np.asarray(storage_map[node.inputs[i]][0]) for i in positions)
     return out
 
 

@@ -125,11 +125,11 @@ def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[V
         _warn(name, reason)
     # an Op overwriting its inputs: what it leaves there may be written into an argument
     # (inplace.py), so the host op outputs it too
-    destroyed = [i for i in destroyed_positions(node) if _is_tensorish(node.inputs[i])]
-    op = PyTensorPerform(node, fixed, with_destroyed=bool(destroyed) and len(destroyed) == len(
-        destroyed_positions(node)))
+    destroyed = destroyed_positions(node)
+    with_destroyed = bool(destroyed) and all(_is_tensorish(node.inputs[i]) for i in destroyed)
+    op = PyTensorPerform(node, fixed, with_destroyed=with_destroyed)
     outs = list(op.make_node(*tensors).outputs)
-    if op.with_destroyed:
+    if with_destroyed:
         n = len(node.outputs)
         for k, i in enumerate(destroyed):
             ctx.destroyed_values[(node, i)] = outs[n + k]

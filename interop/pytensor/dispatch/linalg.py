@@ -39,26 +39,24 @@ def _find(name: str) -> type | None:
     return None
 
 
-def register(name: str):
-    """Decorator: a converter for the PyTensor linalg Op class ``name`` (if it exists)."""
-    def decorator(fn):
-        cls = _find(name)
-        if cls is not None:
-            hlograph_convert.register(cls)(fn)
-        return fn
-    return decorator
+def _by_name(registry):
+    """A decorator factory registering a function with ``registry`` (a singledispatch
+    function) for the PyTensor linalg Op class ``name``, if this PyTensor has it."""
+    def register_for(name: str):
+        def decorator(fn):
+            cls = _find(name)
+            if cls is not None:
+                registry.register(cls)(fn)
+            return fn
+        return decorator
+    return register_for
 
 
-def overwrites(name: str):
-    """Decorator: the ``inplace.overwritten`` rule of the PyTensor linalg Op class
-    ``name`` (if it exists): what LAPACK leaves in an input it overwrites, and the
-    layouts it overwrites (it copies the others first)."""
-    def decorator(fn):
-        cls = _find(name)
-        if cls is not None:
-            overwritten.register(cls)(fn)
-        return fn
-    return decorator
+#: ``@register(name)``: the converter of the PyTensor linalg Op class ``name``
+register = _by_name(hlograph_convert)
+#: ``@overwrites(name)``: its ``inplace.overwritten`` rule: what LAPACK leaves in an input
+#: it overwrites, and the layouts it overwrites (it copies the others first)
+overwrites = _by_name(overwritten)
 
 
 def _same_shape(value, like):
@@ -113,13 +111,20 @@ def _nan_if_failed(factor):
     return hb.where(failed, hb.full_like(factor, np.nan), factor)
 
 
-@register("Solve")
-def convert_solve(op, node, inputs, ctx):
-    a, b = (cast(v, _out(node)) for v in inputs)
+def _solve_matrix(op, node, a):
+    """The whole matrix a ``Solve`` reads from ``a`` (one triangle of it for ``sym``,
+    ``her`` and ``pos``), in the output dtype."""
+    a = cast(a, _out(node))
     assume = getattr(op, "assume_a", "gen")
     if assume in ("sym", "her", "pos"):
         # a positive definite matrix is Hermitian: its other triangle is the conjugate
         a = _from_triangle(a, _lower_flag(op), hermitian=assume != "sym")
+    return a
+
+
+@register("Solve")
+def convert_solve(op, node, inputs, ctx):
+    a, b = _solve_matrix(op, node, inputs[0]), cast(inputs[1], _out(node))
     if getattr(op, "transposed", False):
         a = _mT(a)
     return hb.solve(a, b)
@@ -321,12 +326,10 @@ def _overwritten_solve(op, node, position, output, inputs, outputs):
     (posv), in either layout but for complex Hermitian matrices (F only)."""
     if position == 1:
         return outputs[0], "F"
-    a = cast(inputs[0], _out(node))
     assume = getattr(op, "assume_a", "gen")
     if assume == "tridiagonal":
         return None, "F"
-    if assume in ("sym", "her", "pos"):
-        a = _from_triangle(a, _lower_flag(op), hermitian=assume != "sym")
+    a = _solve_matrix(op, node, inputs[0])
     if assume == "pos":
         factor = _nan_if_failed(hb.cholesky(a, upper=not _lower_flag(op)))
     else:
@@ -336,12 +339,9 @@ def _overwritten_solve(op, node, position, output, inputs, outputs):
 
 
 @overwrites("SolveTriangular")
-def _overwritten_solve_triangular(op, node, position, output, inputs, outputs):
-    return (outputs[0] if position == 1 else None), "F"
-
-
 @overwrites("CholeskySolve")
-def _overwritten_cho_solve(op, node, position, output, inputs, outputs):
+def _overwritten_b(op, node, position, output, inputs, outputs):
+    """``b``: the solution (trtrs, potrs)."""
     return (outputs[0] if position == 1 else None), "F"
 
 
@@ -367,16 +367,10 @@ def _overwritten_lu_factor(op, node, position, output, inputs, outputs):
 
 
 @overwrites("QR")
-def _overwritten_qr(op, node, position, output, inputs, outputs):
-    """The first result of ``a``'s shape (geqrf leaves R and the reflectors there)."""
-    for o in outputs:
-        if _same_shape(o, inputs[0]) is not None:
-            return o, "F"
-    return None, "F"
-
-
 @overwrites("SVD")
-def _overwritten_svd(op, node, position, output, inputs, outputs):
+def _overwritten_by_a_result(op, node, position, output, inputs, outputs):
+    """The first result of ``a``'s shape (geqrf leaves R and the reflectors there,
+    gesdd its own work)."""
     for o in outputs:
         if _same_shape(o, inputs[0]) is not None:
             return o, "F"
