@@ -138,8 +138,9 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
     ``pjrt.FUSION_CUT_DEPTH`` (``passes.cut_fusion``). Results keep every bit.
     A module that compares sums of products has those products rounded as NumPy
     rounds them (``passes.round_compared_sums``: XLA:CPU would contract them into
-    fused multiply-adds). Other small modules are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS`` set to on
-    or off decides the emitters for every module, which compiles as it is.
+    fused multiply-adds). Other small modules are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS``
+    set to on or off decides the emitters for every module, which compiles as it is
+    but for that rounding (a matter of results, not of speed).
     The choices are part of the options, so of the executable's cache key
     (``compile_bytecode`` marks a changed module's key too); they are a
     function of the program, so the in-memory key (the program's fingerprint)

@@ -38,32 +38,6 @@ JAX_VERSION = jax.__version__
 JaxRuntimeError = jax.errors.JaxRuntimeError
 
 
-#: set to 1 to keep jax's asynchronous dispatch on the CPU client hlograph creates
-CPU_ASYNC_DISPATCH_ENV = "HLOGRAPH_CPU_ASYNC_DISPATCH"
-
-
-def _sync_cpu_dispatch() -> None:
-    """Before jax creates its clients, when hlograph is imported: the CPU client runs a
-    computation on the calling thread (``jax_cpu_enable_async_dispatch=False``)
-    instead of handing it to a worker thread and waiting for it. hlograph's calls wait
-    for their results anyway (NumPy arrays), so the hand-off is pure cost on small
-    graphs (measured in bench/pytensor_modes.py and bench/peers.py). Left alone once
-    jax has clients (jax was used first: its setting stays) or with
-    ``$HLOGRAPH_CPU_ASYNC_DISPATCH=1``."""
-    import os
-
-    from jax._src import xla_bridge
-
-    if os.environ.get(CPU_ASYNC_DISPATCH_ENV, "").strip().lower() in ("1", "on", "true", "yes"):
-        return
-    if getattr(xla_bridge, "_backends", None):
-        return
-    jax.config.update("jax_cpu_enable_async_dispatch", False)
-
-
-_sync_cpu_dispatch()  # when hlograph is imported (before it lowers anything through jax)
-
-
 def get_backend(platform: str | None):
     """The PJRT client for ``platform`` ("cpu", "gpu", "tpu"; None = jax's default)."""
     return jax.extend.backend.get_backend(platform)
@@ -389,6 +363,21 @@ def _module_size(module, ir) -> ModuleSize:
     return ModuleSize(ops, depth, elements)
 
 
+def env_setting(name: str) -> bool | None:
+    """The environment variable ``name`` as a setting: True (``on``, ``1``), False
+    (``off``, ``0``) or None (``auto``, unset).
+
+    Raises:
+        ValueError: any other value.
+    """
+    import os
+
+    setting = os.environ.get(name, "").strip().lower()
+    if setting not in _ENV_SETTINGS:
+        raise ValueError(f"{name}={os.environ[name]!r}: expected auto, on, off, 1 or 0")
+    return _ENV_SETTINGS[setting]
+
+
 def fusion_emitters_setting() -> bool | None:
     """``$HLOGRAPH_XLA_FUSION_EMITTERS`` (``FUSION_EMITTERS_ENV``): True (``on``,
     ``1``), False (``off``, ``0``) or None (``auto``, unset).
@@ -396,13 +385,33 @@ def fusion_emitters_setting() -> bool | None:
     Raises:
         ValueError: any other value.
     """
-    import os
+    return env_setting(FUSION_EMITTERS_ENV)
 
-    setting = os.environ.get(FUSION_EMITTERS_ENV, "").strip().lower()
-    if setting not in _ENV_SETTINGS:
-        raise ValueError(f"{FUSION_EMITTERS_ENV}={os.environ[FUSION_EMITTERS_ENV]!r}: "
-                         "expected auto, on, off, 1 or 0")
-    return _ENV_SETTINGS[setting]
+
+#: set to on (1) to keep jax's asynchronous dispatch on the CPU client hlograph creates
+CPU_ASYNC_DISPATCH_ENV = "HLOGRAPH_CPU_ASYNC_DISPATCH"
+
+
+def _sync_cpu_dispatch() -> None:
+    """Before jax creates its clients, when hlograph is imported: the CPU client runs a
+    computation on the calling thread (``jax_cpu_enable_async_dispatch=False``)
+    instead of handing it to a worker thread and waiting for it. hlograph's calls wait
+    for their results anyway (NumPy arrays), so the hand-off is pure cost on small
+    graphs (measured in bench/pytensor_modes.py and bench/peers.py). Left alone once
+    jax has clients (jax was used first: its setting stays) or with
+    ``$HLOGRAPH_CPU_ASYNC_DISPATCH=1``."""
+    from jax._src import xla_bridge
+
+    if env_setting(CPU_ASYNC_DISPATCH_ENV):
+        return
+    if getattr(xla_bridge, "_backends", None):
+        return
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+
+
+_sync_cpu_dispatch()  # when hlograph is imported (before it lowers anything through jax)
+
+
 
 
 def small_for_fusion_policy(bytecode: bytes) -> bool:
