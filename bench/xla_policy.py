@@ -2,6 +2,7 @@
 
     python bench/xla_policy.py                        # the default grid
     python bench/xla_policy.py --sizes 16,512 --chains 1,100 --repeat 5
+    python bench/xla_policy.py --fresh --sizes 8,32,64 --chains 1,2,4 --dtypes float32 --batch 0
 
 XLA:CPU hands dots to YNNPACK fusions unless the compile options override
 ``xla_cpu_experimental_ynn_fusion_type`` with "". Each module is a chain of
@@ -13,14 +14,19 @@ compiled from scratch and timed in interleaved repeats: the first execution
 median. The table shows medians over the repeats, the off/on ratios, and the
 setting ``hlograph.xla.pjrt.ynn_fusion_wanted`` picks for the module (the
 policy ``runtime.compile_bytecode`` applies). Points whose steady work exceeds
-``--max-flops`` per call are left out.
+``--max-flops`` per call are left out. ``--fresh`` compiles and runs each
+measurement in a new process, as a process restarting from the cache does: its
+first execution then includes what XLA:CPU sets up once per process (oneDNN's
+kernel generation for XLA's own dot kernels).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
+import subprocess
 import statistics
 import sys
 import time
@@ -82,7 +88,36 @@ def measure(client, device, bytecode: bytes, args, ynn: bool, budget: float):
     return compile_s, first, steady, result
 
 
+def _point_args(m: int, dtype: str, chain: int, batch: bool, seed: int):
+    rng = np.random.default_rng(seed)
+    shape = (4, m, m) if batch else (m, m)
+    x = rng.uniform(-1, 1, shape).astype(dtype)
+    ws = [(rng.uniform(-1, 1, shape) / np.sqrt(m)).astype(dtype) for _ in range(chain)]
+    return [x, *ws]
+
+
+def _child(m: int, dtype: str, chain: int, batch: bool, ynn: bool, budget: float) -> None:
+    """One measurement in this (new) process, printed as JSON."""
+    client = pjrt.get_backend("cpu")
+    device = client.local_devices()[0]
+    bytecode, _ = _bytecode(module_text(m, dtype, chain, batch))
+    c, f, st, result = measure(client, device, bytecode, _point_args(m, dtype, chain, batch, m), ynn, budget)
+    print(json.dumps({"compile": c, "first": f, "steady": st, "result": result.ravel()[:64].tolist()}))
+
+
+def _fresh_measure(m: int, dtype: str, chain: int, batch: bool, ynn: bool, budget: float):
+    proc = subprocess.run([sys.executable, __file__, "--child", str(m), dtype, str(chain), str(int(batch)),
+                           str(int(ynn)), str(budget)], capture_output=True, text=True, check=True)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out["compile"], out["first"], out["steady"], np.asarray(out["result"])
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        m, dtype, chain, batch, ynn, budget = argv[1:7]
+        _child(int(m), dtype, int(chain), bool(int(batch)), bool(int(ynn)), float(budget))
+        return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="8,16,32,64,128,256,512,1024", help="m = n = k values")
     p.add_argument("--dtypes", default="float32,float64")
@@ -91,11 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="interleaved repeats (median shown)")
     p.add_argument("--budget", type=float, default=0.2, help="seconds of steady calls per measurement")
     p.add_argument("--max-flops", type=float, default=4e9, help="skip points with more flops per call")
+    p.add_argument("--fresh", action="store_true", help="each measurement in a new process")
     args = p.parse_args(argv)
 
     client = pjrt.get_backend("cpu")
     device = client.local_devices()[0]
-    rng = np.random.default_rng(0)
     points = []
     for m, dtype, chain, batch in itertools.product(
             [int(s) for s in args.sizes.split(",")], args.dtypes.split(","),
@@ -106,19 +141,18 @@ def main(argv: list[str] | None = None) -> int:
         points.append((m, dtype, chain, batch))
 
     print(f"XLA:CPU dot chains x = tanh(x @ w_i), YNNPACK fusions on/off (jaxlib {pjrt.JAX_VERSION}); "
-          f"median of {args.repeat} interleaved repeats")
+          f"median of {args.repeat} interleaved repeats" + (", each in a new process" if args.fresh else ""))
     print(f"{'m=n=k':>6s} {'dtype':>8s} {'chain':>5s} {'batch':>5s} | {'first on':>9s} {'first off':>9s} "
           f"{'off/on':>7s} | {'call on':>10s} {'call off':>10s} {'off/on':>7s} | "
           f"{'compile on':>10s} {'off':>8s} | policy")
     for m, dtype, chain, batch in points:
-        shape = (4, m, m) if batch else (m, m)
-        x = rng.uniform(-1, 1, shape).astype(dtype)
-        ws = [(rng.uniform(-1, 1, shape) / np.sqrt(m)).astype(dtype) for _ in range(chain)]
+        point_args = _point_args(m, dtype, chain, batch, m)
         bytecode, shapes = _bytecode(module_text(m, dtype, chain, batch))
         res = {True: [], False: []}
         for r in range(args.repeat):
             for ynn in ((True, False) if r % 2 == 0 else (False, True)):
-                res[ynn].append(measure(client, device, bytecode, [x, *ws], ynn, args.budget))
+                res[ynn].append(_fresh_measure(m, dtype, chain, batch, ynn, args.budget) if args.fresh
+                                else measure(client, device, bytecode, point_args, ynn, args.budget))
         a, b = res[True][0][3], res[False][0][3]
         tol = 1e-4 if dtype == "float32" else 1e-10
         if not np.allclose(a, b, rtol=tol, atol=tol):

@@ -7,8 +7,8 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ..xla.mlir import hlo, ir
-from ..xla.pjrt import LOOP_ROLL_BODY_OPS, LOOP_ROLL_MIN_OPS, contraction_safe, excess_precision
+from ..xla.mlir import dot_shape, hlo, ir
+from ..xla.pjrt import LOOP_ROLL_BODY_OPS, LOOP_ROLL_DOT_WORK, LOOP_ROLL_MIN_OPS, contraction_safe, excess_precision
 from .cut_fusion import materialize
 from .registry import ModulePass, register
 
@@ -46,8 +46,10 @@ class RollLoopsPass(ModulePass):
     the run there), or the same value from before the run (an invariant);
     values of every repetition but the last are used inside the run only.
     Runs of at least ``min-ops`` ops are rolled, the longest first: ``K``
-    repetitions (about ``body-ops`` ops) are one iteration, run ``R // K``
-    times, and the repetitions left over stay after the loop, which feeds them.
+    repetitions (about ``body-ops`` ops; one, when a repetition's matrix
+    products do ``xla.pjrt.LOOP_ROLL_DOT_WORK`` or more) are one iteration,
+    run ``R // K`` times, and the repetitions left over stay after the loop,
+    which feeds them.
 
     Exact, as far as XLA's code goes too: XLA:CPU contracts a multiply and the
     add that uses it into one fused multiply-add inside a kernel, so values
@@ -326,7 +328,7 @@ def _roll_one(block: ir.Block, min_ops: int, body_ops: int, max_period: int):
             checks += 1
             plan = _check(ops, vpos, start, p, n)
             if plan is not None:
-                layout = _layout(plan, body_ops)
+                layout = _layout(plan, body_ops, _dot_work(ops[start:start + p]))
                 if layout is not None:
                     _rewrite(ops, plan, *layout)
                     return (int(start), int(p), int(n), *(int(x) for x in layout))
@@ -335,10 +337,17 @@ def _roll_one(block: ir.Block, min_ops: int, body_ops: int, max_period: int):
     return None
 
 
-def _layout(plan: _Plan, body_ops: int) -> tuple[int, int] | None:
-    """(repetitions per iteration, iterations), or None when a loop would not pay."""
+def _dot_work(ops) -> int:
+    """The work (batch * m * n * k) of the matrix products among ``ops``."""
+    shapes = [dot_shape(op) for op in ops]
+    return sum(s.batch * s.m * s.n * s.k for s in shapes if s is not None)
+
+
+def _layout(plan: _Plan, body_ops: int, dot_work: int = 0) -> tuple[int, int] | None:
+    """(repetitions per iteration, iterations), or None when a loop would not pay;
+    one repetition an iteration when its products do ``LOOP_ROLL_DOT_WORK`` or more."""
     reps, p = plan.reps, plan.period
-    per = max(1, min(body_ops // p, reps // 2))
+    per = 1 if dot_work >= LOOP_ROLL_DOT_WORK else max(1, min(body_ops // p, reps // 2))
     trips = reps // per
     left = reps - trips * per
     carried = set(plan.slots)

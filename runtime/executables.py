@@ -90,7 +90,7 @@ def plan_key(client, device, fingerprint: bytes) -> str:
     for part in (pjrt.runtime_fingerprint(client), f"{device.platform}|{device.device_kind}",
                  repr(pjrt.fusion_emitters_setting()), repr((pjrt.FUSION_EMITTERS_MAX_OPS,
                  pjrt.FUSION_EMITTERS_MAX_ELEMENTS, pjrt.FUSION_EMITTERS_MAX_DEPTH,
-                 pjrt.YNN_FUSION_MAX_DOTS, pjrt.YNN_FUSION_MAX_WORK, pjrt.YNN_FUSION_MIN_CHAIN_WORK))):
+                 pjrt.YNN_FUSION_FEW_DOTS, pjrt.YNN_FUSION_MAX_WORK, pjrt.YNN_FUSION_MIN_CHAIN_WORK))):
         h.update(part.encode() + b"\0")
     h.update(fingerprint)
     return h.hexdigest()
@@ -99,7 +99,7 @@ def plan_key(client, device, fingerprint: bytes) -> str:
 #: what the on-disk key of an executable compiled from a module ``compile_plan``
 #: changed adds to the module's fingerprint (the changes are a function of the
 #: module and of this)
-_PLAN_KEY = (f"hlograph-roll-loops{{min-ops={pjrt.LOOP_ROLL_MIN_OPS} body-ops={pjrt.LOOP_ROLL_BODY_OPS}}},"
+_PLAN_KEY = (f"v2\0hlograph-roll-loops{{min-ops={pjrt.LOOP_ROLL_MIN_OPS} body-ops={pjrt.LOOP_ROLL_BODY_OPS}}},"
              f"hlograph-cut-fusion{{max-depth={pjrt.FUSION_CUT_DEPTH}}},hlograph-round-compared-sums\0").encode()
 
 
@@ -138,7 +138,8 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
     ``pjrt.FUSION_CUT_DEPTH`` (``passes.cut_fusion``). Results keep every bit.
     A module that compares sums of products has those products rounded as NumPy
     rounds them (``passes.round_compared_sums``: XLA:CPU would contract them into
-    fused multiply-adds). Other small modules are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS``
+    fused multiply-adds). Other modules too short to hold ``LOOP_ROLL_MIN_OPS`` ops or
+    more than ``FUSION_EMITTERS_MAX_OPS`` are not parsed; ``$HLOGRAPH_XLA_FUSION_EMITTERS``
     set to on or off decides the emitters for every module, which compiles as it is
     but for that rounding (a matter of results, not of speed).
     The choices are part of the options, so of the executable's cache key
@@ -151,11 +152,13 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
     forced = pjrt.fusion_emitters_setting()
     loops = cuts = 0
     parsed = False
-    if forced is not None or pjrt.small_for_fusion_policy(bytecode):
+    changeable = ffi.fusion_cut_available(client.platform)
+    if forced is not None or (pjrt.small_for_fusion_policy(bytecode)
+                              and not (changeable and pjrt.may_roll(bytecode))):
         emitters = True if forced is None else forced
         if dots is None:
             dots = mlir.bytecode_dot_shapes(bytecode)
-        if _may_compare_sums(bytecode) and ffi.fusion_cut_available(client.platform):
+        if _may_compare_sums(bytecode) and changeable:
             from ..passes.round_compared_sums import round_compared_sums
 
             parsed = True
@@ -170,7 +173,6 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
             module = mlir.ir.Module.parse(bytes(bytecode), ctx)
             if dots is None:
                 dots = mlir.dot_shapes(module) if _may_have_dots(bytecode) else []
-            changeable = ffi.fusion_cut_available(client.platform)
             if changeable:
                 from ..passes.roll_loops import roll_loops
 
@@ -180,6 +182,7 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
                 if loops:
                     log.COMPILE.info("rolled %s into loops", ", ".join(
                         f"{r.repetitions} x {r.period} ops ({r.trips} x {r.per_iteration})" for r in rolled))
+                    dots = mlir.dot_shapes(module)  # as XLA compiles them: a loop's body once
             size = pjrt.module_size(module)
             if loops:
                 # the emitters are chosen for the ops the module runs, which its loops

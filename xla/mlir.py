@@ -29,7 +29,7 @@ __all__ = [
     "tensor_type", "dense_attr", "i64_array", "module_to_bytecode", "module_fingerprint",
     "eval_module", "legalize_chlo", "deserialize_portable_artifact", "serialize_portable_artifact",
     "serialize_portable_artifact_oldest", "stablehlo_versions", "parse_version", "artifact_version",
-    "DotShape", "dot_shapes", "bytecode_dot_shapes",
+    "DotShape", "dot_shape", "dot_shapes", "bytecode_dot_shapes",
 ]
 
 # --- StableHLO builders ----------------------------------------------------------------
@@ -249,7 +249,9 @@ def _prod(values) -> int:
     return out
 
 
-def _dot_shape(op) -> DotShape | None:
+def dot_shape(op) -> DotShape | None:
+    """The matrix product ``op`` computes (see ``dot_shapes``), or None for an op
+    that is none or has dynamic shapes."""
     name = op.name
     if name not in ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"):
         return None
@@ -287,7 +289,7 @@ def dot_shapes(module: ir.Module) -> list[DotShape]:
     shapes: list[DotShape] = []
 
     def visit(op):
-        shape = _dot_shape(op)
+        shape = dot_shape(op)
         if shape is not None:
             shapes.append(shape)
         return ir.WalkResult.ADVANCE

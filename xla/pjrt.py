@@ -25,12 +25,12 @@ __all__ = [
     "deserialize_executable", "compile_options_fingerprint", "runtime_fingerprint",
     "default_platform", "resolve_platform", "platform_devices", "is_device", "from_dlpack",
     "executable_hlo_text", "executable_cost_analysis", "executable_memory_analysis",
-    "module_cost_analysis", "ynn_fusion_wanted", "YNN_FUSION_MAX_DOTS",
+    "module_cost_analysis", "ynn_fusion_wanted", "YNN_FUSION_FEW_DOTS",
     "YNN_FUSION_MAX_WORK", "YNN_FUSION_MIN_CHAIN_WORK", "fusion_emitters_wanted",
     "FUSION_EMITTERS_MAX_OPS", "FUSION_EMITTERS_MAX_ELEMENTS", "FUSION_EMITTERS_MAX_DEPTH", "FUSION_EMITTERS_ENV", "ModuleSize",
     "module_size", "FUSION_BOUNDARIES", "FUSION_CUT_DEPTH", "fusion_emitters_setting", "small_for_fusion_policy",
     "fusion_emitters_for", "fusion_cuts_wanted", "CONTRACTION_SAFE_OPS", "contraction_safe", "excess_precision",
-    "LOOP_ROLL_MIN_OPS", "LOOP_ROLL_BODY_OPS",
+    "LOOP_ROLL_MIN_OPS", "LOOP_ROLL_BODY_OPS", "LOOP_ROLL_DOT_WORK", "may_roll",
 ]
 
 xc = _xc
@@ -68,40 +68,47 @@ def compile_options(device=None, *, ynn_fusion: bool = True,
     return opts
 
 
-#: YNNPACK dot fusions are turned off for a module with at most this many matrix
-#: products of any size up to ``YNN_FUSION_MAX_WORK`` (bench/xla_policy.py: with 10
-#: or more small ones, m = 8-32, XLA's own dot kernels run up to 2x slower per call)
-YNN_FUSION_MAX_DOTS = 1
+#: YNNPACK dot fusions are kept for a module with at most this many matrix
+#: products: it sets each one up on the first execution of an executable (about
+#: 0.5 ms), where XLA's own dot kernels have oneDNN generate its matrix-product
+#: code on the first product of each process (13-23 ms on this CPU for float32
+#: m = 8-64, 1-4 products: bench/xla_policy.py --fresh), and per call the two
+#: run the same (a fresh process restarting from the cache pays the first)
+YNN_FUSION_FEW_DOTS = 4
 
-#: ... all of them float32 and of at most this much work (batch * m * n * k)
+#: YNNPACK dot fusions are turned off for a module with more than
+#: ``YNN_FUSION_FEW_DOTS`` float32 products, all of at most this much work
+#: (batch * m * n * k) ...
 YNN_FUSION_MAX_WORK = 64 ** 3
 
-#: ... and for any number of float32 products when each one's work is above this
-#: (and at most ``YNN_FUSION_MAX_WORK``): per call XLA's kernels run those as fast
-#: as YNNPACK (m = 64: 0.88-1.01x for chains of 3-300), while YNNPACK's setup
-#: makes the first execution 10-30x slower (a 300-dot chain: 120-190 ms)
+#: ... and each above this: per call XLA's kernels run those as fast as YNNPACK
+#: (m = 64: 0.88-1.01x for chains of 3-300), while YNNPACK's setup makes the
+#: first execution 10-30x slower (a 300-dot chain: 120-190 ms); with 10 or more
+#: smaller ones (m = 8-32) XLA's kernels run up to 2x slower per call
 YNN_FUSION_MIN_CHAIN_WORK = 32 ** 3
 
 
 def ynn_fusion_wanted(dots) -> bool:
     """Whether XLA:CPU should hand a module's dots to YNNPACK (its default).
 
-    ``dots`` are the module's matrix products (``mlir.dot_shapes``). YNNPACK
-    sets each fused dot up on the first execution of an executable (after
-    compiling it or loading it from the cache), which makes that execution
-    3-30x slower for small products (1-2 ms per product), but it runs chains
-    of tiny products, float64 ones and large float32 ones as fast or faster per
-    call than XLA's own kernels. So, to stay no slower per call: off for a
-    module whose products are all float32 of at most ``YNN_FUSION_MAX_WORK``,
-    when there are at most ``YNN_FUSION_MAX_DOTS`` of them or each is above
-    ``YNN_FUSION_MIN_CHAIN_WORK``; XLA's default otherwise (no products included)."""
+    ``dots`` are the module's matrix products as XLA compiles them
+    (``mlir.dot_shapes``: a loop's body counts once). YNNPACK sets each fused
+    dot up on the first execution of an executable (after compiling it or
+    loading it from the cache), which makes that execution 10-30x slower for
+    long chains of small products, but it runs chains of tiny products,
+    float64 ones and large float32 ones as fast or faster per call than XLA's
+    own kernels, and a few products of any size start faster with it in a new
+    process. So, to stay no slower per call: off for a module of more than
+    ``YNN_FUSION_FEW_DOTS`` float32 products, each of work above
+    ``YNN_FUSION_MIN_CHAIN_WORK`` and at most ``YNN_FUSION_MAX_WORK``; XLA's
+    default otherwise (no products included)."""
     dots = list(dots)
     if not dots:
         return True
     works = [d.batch * d.m * d.n * d.k for d in dots]
     if not all(d.dtype == "f32" for d in dots) or max(works) > YNN_FUSION_MAX_WORK:
         return True
-    return not (len(dots) <= YNN_FUSION_MAX_DOTS or min(works) > YNN_FUSION_MIN_CHAIN_WORK)
+    return len(dots) <= YNN_FUSION_FEW_DOTS or min(works) <= YNN_FUSION_MIN_CHAIN_WORK
 
 
 #: XLA:CPU's MLIR fusion emitters are turned off for a module of more than this
@@ -159,6 +166,14 @@ LOOP_ROLL_MIN_OPS = 500
 #: ... each iteration running about this many ops (whole repetitions; bodies
 #: of 30-1000 ops measured the same to compile, and ran faster the smaller)
 LOOP_ROLL_BODY_OPS = 100
+
+#: ... but one repetition an iteration when a repetition's matrix products do
+#: at least this much work (batch * m * n * k): an iteration then costs far more
+#: than the loop's step, and the body holds one copy of each product, which XLA
+#: compiles, loads and sets up once (a 300-layer ``tanh(x @ w)`` chain on
+#: float32[64, 64]: deserialized in 4 ms instead of 25, first execution 5 ms
+#: instead of 25, per call as fast)
+LOOP_ROLL_DOT_WORK = 16 ** 3
 
 
 #: ops whose result XLA:CPU's code does not end with a multiplication. XLA lets
@@ -418,6 +433,12 @@ def small_for_fusion_policy(bytecode: bytes) -> bool:
     """Whether ``bytecode`` is too short to hold more than ``FUSION_EMITTERS_MAX_OPS``
     ops (so that the size policy keeps XLA's defaults without parsing it)."""
     return len(bytecode) <= FUSION_EMITTERS_MAX_OPS * _MIN_BYTES_PER_OP
+
+
+def may_roll(bytecode: bytes) -> bool:
+    """Whether ``bytecode`` may hold ``LOOP_ROLL_MIN_OPS`` ops (so it is parsed to
+    look for runs to roll)."""
+    return len(bytecode) >= LOOP_ROLL_MIN_OPS * _MIN_BYTES_PER_OP
 
 
 def fusion_emitters_for(size: ModuleSize) -> bool:

@@ -159,3 +159,59 @@ func.func @attributes_differ(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xi
   %10 = stablehlo.and %9, %5 : tensor<4xi1>
   return %10 : tensor<4xi1>
 }
+
+// -----
+
+// Six layers of tanh(x @ w) whose products do 32x32x32 work (at least
+// xla.pjrt.LOOP_ROLL_DOT_WORK): one layer an iteration whatever body-ops says,
+// so the loop's body holds one product.
+// CHECK-LABEL: func.func @products_one_layer_an_iteration(
+  // CHECK: stablehlo.while
+  // CHECK: } do {
+  // CHECK-NEXT: stablehlo.tanh
+  // CHECK-NEXT: stablehlo.dot_general
+  // CHECK-NEXT: stablehlo.constant dense<1>
+  // CHECK: stablehlo.return
+func.func @products_one_layer_an_iteration(%x: tensor<32x32xf32>, %w: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %d0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t0 = stablehlo.tanh %d0 : tensor<32x32xf32>
+  %d1 = stablehlo.dot_general %t0, %w, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t1 = stablehlo.tanh %d1 : tensor<32x32xf32>
+  %d2 = stablehlo.dot_general %t1, %w, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t2 = stablehlo.tanh %d2 : tensor<32x32xf32>
+  %d3 = stablehlo.dot_general %t2, %w, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t3 = stablehlo.tanh %d3 : tensor<32x32xf32>
+  %d4 = stablehlo.dot_general %t3, %w, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t4 = stablehlo.tanh %d4 : tensor<32x32xf32>
+  %d5 = stablehlo.dot_general %t4, %w, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t5 = stablehlo.tanh %d5 : tensor<32x32xf32>
+  return %t5 : tensor<32x32xf32>
+}
+
+// -----
+
+// The same layers on 4x4 matrices: the products are cheap, so body-ops decides
+// (two layers of two ops an iteration).
+// CHECK-LABEL: func.func @small_products_by_body_ops(
+  // CHECK: stablehlo.while
+  // CHECK: } do {
+  // CHECK-NEXT: stablehlo.tanh
+  // CHECK-NEXT: stablehlo.dot_general
+  // CHECK-NEXT: stablehlo.tanh
+  // CHECK-NEXT: stablehlo.dot_general
+  // CHECK-NEXT: stablehlo.constant dense<1>
+func.func @small_products_by_body_ops(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %d0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t0 = stablehlo.tanh %d0 : tensor<4x4xf32>
+  %d1 = stablehlo.dot_general %t0, %w, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t1 = stablehlo.tanh %d1 : tensor<4x4xf32>
+  %d2 = stablehlo.dot_general %t1, %w, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t2 = stablehlo.tanh %d2 : tensor<4x4xf32>
+  %d3 = stablehlo.dot_general %t2, %w, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t3 = stablehlo.tanh %d3 : tensor<4x4xf32>
+  %d4 = stablehlo.dot_general %t3, %w, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t4 = stablehlo.tanh %d4 : tensor<4x4xf32>
+  %d5 = stablehlo.dot_general %t4, %w, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t5 = stablehlo.tanh %d5 : tensor<4x4xf32>
+  return %t5 : tensor<4x4xf32>
+}

@@ -67,6 +67,10 @@ def _strong_result(dtypes: Sequence[np.dtype]) -> np.dtype:
 
 def result_type(*args: Any) -> np.dtype:
     """NumPy 2 promotion of Variables, arrays and weak Python scalars."""
+    if args and all(isinstance(a, Variable) for a in args):
+        first = args[0].dtype
+        if all(a.dtype is first for a in args):  # the common case: one dtype
+            return first
     strong = [a.dtype if isinstance(a, Variable) else np.asarray(a).dtype
               for a in args if not is_weak(a)]
     weak = [a for a in args if is_weak(a)]
@@ -114,6 +118,8 @@ def broadcast_shapes(*shapes: Sequence[int | None], op: "str | Callable[[], str]
     """NumPy broadcasting of static shapes; ``None`` dims broadcast with anything but
     an incompatible known size. ``op`` names the caller in the error (a callable
     is called only then: graph building formats nothing it does not show)."""
+    if len(shapes) > 1 and all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0])  # the common case: one shape (unknown and symbolic dims alike)
     ndim = max((len(s) for s in shapes), default=0)
     out: list[int | None] = []
     for i in range(ndim):

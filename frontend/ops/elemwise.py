@@ -90,7 +90,7 @@ class Elemwise(Op):
                 f"{', '.join(str(v.type) for v in inputs)} (the builder function promotes)"
             )
         dt = inputs[0].dtype
-        in_dt, out_dt = self.loop_dtypes(dt)
+        in_dt, out_dt = _loop_dtypes(type(self), dt)
         if in_dt != dt:
             raise TypeError(
                 f"{name}: computes on {dtype_name(in_dt)}, got {dtype_name(dt)} inputs "
@@ -201,10 +201,17 @@ def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
         if out is not None:
             return out
     dt = result_type(*args)
-    in_dt, _ = op.loop_dtypes(dt)
+    in_dt, _ = _loop_dtypes(type(op), dt)
     if in_dt != dt and len(args) == 2 and type(op).ufunc is not None and not op.logical:
         in_dt = mixed_int_loop(type(op).ufunc, *args) or in_dt
     return op(*(as_variable(a, in_dt) for a in args))
+
+
+@functools.cache
+def _loop_dtypes(cls: type, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
+    """``cls.loop_dtypes(dtype)``, once per class and dtype (a dtype it is not
+    defined for raises each time)."""
+    return cls.loop_dtypes(dtype)
 
 
 @functools.cache

@@ -26,6 +26,7 @@ or non-positive-definite matrix, the compiled op returns non-finite values.
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, Sequence
 
@@ -42,7 +43,7 @@ from .reduction import any as any_, max as max_, min as min_, sum as sum_
 from .shape import broadcast_to, concatenate, expand_dims, eye, reshape, squeeze, transpose, zeros_like
 
 __all__ = [
-    "DotGeneral", "matmul", "dot", "tensordot", "einsum", "outer", "matrix_power", "norm",
+    "DotGeneral", "dot_general_op", "matmul", "dot", "tensordot", "einsum", "outer", "matrix_power", "norm",
     "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals", "inv", "pinv",
     "det", "slogdet", "solve", "solve_triangular", "cho_solve", "lu_factor", "lu", "expm",
     "solve_sylvester", "schur",
@@ -286,6 +287,21 @@ def apply_core_axes(name: str, signature: str, fn: Any, operands: Sequence[Varia
     return out
 
 
+@functools.lru_cache(maxsize=1024)
+def _interned_dot(contracting, batch) -> DotGeneral:
+    return DotGeneral(contracting, batch)
+
+
+def dot_general_op(contracting: Any, batch: Any = ((), ())) -> DotGeneral:
+    """The DotGeneral contracting and batching these axes: one instance per axes
+    (a graph of many products shares it, so building, keying and lowering it
+    handle the Op once)."""
+    try:
+        return _interned_dot(contracting, batch)
+    except TypeError:  # unhashable axes (lists): a new instance
+        return DotGeneral(contracting, batch)
+
+
 def matmul(a: Any, b: Any, *, axes: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
     """Matrix product, as numpy.matmul (the ``@`` operator).
 
@@ -316,7 +332,7 @@ def matmul(a: Any, b: Any, *, axes: Any = None, axis: Any = None, keepdims: bool
     batch_b = tuple(range(b.ndim - 2)) if b.ndim > 2 else ()
     broadcast_shapes(tuple(a.shape[:len(batch_a)]), tuple(b.shape[:len(batch_b)]),
                      op=lambda: f"matmul: stacked matrices of {a.type} and {b.type}")
-    return DotGeneral(((ca,), (cb,)), (batch_a, batch_b))(a, b)
+    return dot_general_op(((ca,), (cb,)), (batch_a, batch_b))(a, b)
 
 
 def dot(a: Any, b: Any) -> Variable:
@@ -329,11 +345,11 @@ def dot(a: Any, b: Any) -> Variable:
     """
     a, b = _promoted(a, b)
     if a.ndim == 0 or b.ndim == 0:
-        return DotGeneral(((), ()))(a, b)
+        return dot_general_op(((), ()))(a, b)
     ca = a.ndim - 1
     cb = 0 if b.ndim == 1 else b.ndim - 2
     _check_contracting("dot", a, b, [ca], [cb])
-    return DotGeneral(((ca,), (cb,)))(a, b)
+    return dot_general_op(((ca,), (cb,)))(a, b)
 
 
 def _tensordot_axes(axes: Any, a: Variable, b: Variable) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -377,7 +393,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     a, b = _promoted(a, b)
     axes_a, axes_b = _tensordot_axes(axes, a, b)
     _check_contracting("tensordot", a, b, axes_a, axes_b)
-    return DotGeneral((axes_a, axes_b))(a, b)
+    return dot_general_op((axes_a, axes_b))(a, b)
 
 
 # --- einsum ----------------------------------------------------------------------------

@@ -86,6 +86,28 @@ def test_w5_chain_keeps_every_bit(n, body):
     assert result.optimized.count("@dce_sink") == 1
 
 
+def _product_chain(layers: int, m: int) -> str:
+    t = f"tensor<{m}x{m}xf32>"
+    lines = [f"func.func public @main(%x: {t}, %w: {t}) -> {t} {{"]
+    v = "%x"
+    for i in range(layers):
+        lines.append(f"  %d{i} = stablehlo.dot_general {v}, %w, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}")
+        lines.append(f"  %t{i} = stablehlo.tanh %d{i} : {t}")
+        v = f"%t{i}"
+    lines += [f"  return {v} : {t}", "}"]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("m", [32, 4])
+def test_product_chains_keep_every_bit(m):
+    # products of 32x32x32 work: one layer an iteration (the body's product and the
+    # first layer's, before the loop); 4x4 ones: about body-ops ops an iteration
+    # (5 layers in the body, the 4 the loop leaves after it)
+    result = validate(_product_chain(40, m), "hlograph-roll-loops{min-ops=12 body-ops=10}", trials=3)
+    assert "stablehlo.while" in result.optimized
+    assert result.optimized.count("stablehlo.dot_general") == (2 if m == 32 else 10)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_random_steps_keep_every_bit(seed, monkeypatch):
     # compared sums are rounded after rolling (``runtime.compile_plan``), where the

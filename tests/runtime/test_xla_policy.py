@@ -111,27 +111,32 @@ def test_dynamic_products_and_modules_without_products():
 def test_policy_on_synthetic_products():
     small = DotShape(1, 16, 16, 16, "f32")
     big = DotShape(1, 1024, 1024, 1024, "f32")
+    few, many = pjrt.YNN_FUSION_FEW_DOTS, pjrt.YNN_FUSION_FEW_DOTS + 1
     assert pjrt.ynn_fusion_wanted([]) is True  # nothing to decide: XLA's default
     assert pjrt.ynn_fusion_wanted([big]) is True
-    assert pjrt.ynn_fusion_wanted([small]) is False
-    assert pjrt.ynn_fusion_wanted([small, big]) is True  # one large product keeps YNNPACK
-    # chains of small products run faster per call with YNNPACK: its default stays
-    assert pjrt.ynn_fusion_wanted([small] * (pjrt.YNN_FUSION_MAX_DOTS + 1)) is True
-    # chains of mid-size products run as fast without it: off, however long
+    # a few products of any size keep YNNPACK: its setup costs less than the
+    # kernel generation of XLA's own dot path in a new process
+    assert pjrt.ynn_fusion_wanted([small]) is True
     edge = round(pjrt.YNN_FUSION_MAX_WORK ** (1 / 3))
     mid = DotShape(1, edge, edge, edge, "f32")
+    assert pjrt.ynn_fusion_wanted([mid] * few) is True
+    # chains of small products run faster per call with YNNPACK: its default stays
+    assert pjrt.ynn_fusion_wanted([small] * many) is True
+    assert pjrt.ynn_fusion_wanted([small] * 300) is True
+    # chains of mid-size products run as fast without it: off, however long
+    assert pjrt.ynn_fusion_wanted([mid] * many) is False
     assert pjrt.ynn_fusion_wanted([mid] * 300) is False
     assert pjrt.ynn_fusion_wanted([mid] * 300 + [small]) is True  # a small one in the chain
+    assert pjrt.ynn_fusion_wanted([mid] * 300 + [big]) is True  # a large one
     assert pjrt.ynn_fusion_wanted([mid] * 300 + [DotShape(1, edge, edge, edge, "f64")]) is True
-    assert pjrt.ynn_fusion_wanted([mid, DotShape(1, edge, edge, edge + 1, "f32")]) is True
+    assert pjrt.ynn_fusion_wanted([mid] * few + [DotShape(1, edge, edge, edge + 1, "f32")]) is True
     low = round(pjrt.YNN_FUSION_MIN_CHAIN_WORK ** (1 / 3))
-    assert pjrt.ynn_fusion_wanted([DotShape(1, low, low, low, "f32")] * 2) is True
-    assert pjrt.ynn_fusion_wanted([DotShape(1, low, low, low + 1, "f32")] * 2) is False
+    assert pjrt.ynn_fusion_wanted([DotShape(1, low, low, low, "f32")] * many) is True
+    assert pjrt.ynn_fusion_wanted([DotShape(1, low, low, low + 1, "f32")] * many) is False
     # the thresholds are on the whole work of the product, batch included
-    assert pjrt.ynn_fusion_wanted([mid]) is False
-    assert pjrt.ynn_fusion_wanted([DotShape(1, edge, edge, edge + 1, "f32")]) is True
-    assert pjrt.ynn_fusion_wanted([DotShape(1, edge // 2, edge // 2, edge // 2, "f32")]) is False
-    assert pjrt.ynn_fusion_wanted([DotShape(64, edge // 2, edge // 2, edge // 2, "f32")]) is True
+    half = DotShape(1, edge // 2, edge // 2, edge // 2 + 1, "f32")
+    assert pjrt.ynn_fusion_wanted([half] * many) is False
+    assert pjrt.ynn_fusion_wanted([half._replace(batch=64)] * many) is True
     # integer products are not YNNPACK's: they do not count
     assert pjrt.ynn_fusion_wanted([DotShape(1, 4, 4, 4, "i32")]) is True
 
@@ -150,10 +155,29 @@ def test_options_for_a_small_product_and_for_a_big_one():
     big = executables.module_compile_options(client, _bytecode(_chain(512, 1)), device)
     long_chain = executables.module_compile_options(client, _bytecode(_chain(16, 10)), device)
     mid_chain = executables.module_compile_options(client, _bytecode(_chain(64, 10)), device)
-    assert _YNN in small.env_option_overrides
+    assert _YNN not in small.env_option_overrides
     assert _YNN not in big.env_option_overrides
     assert _YNN not in long_chain.env_option_overrides
     assert _YNN in mid_chain.env_option_overrides
+
+
+def test_a_rolled_chain_of_products_counts_its_loop_body_once():
+    # 300 layers of tanh(x @ w): rolled one layer an iteration, the executable holds
+    # two products (the body's and the layer left after the loop), so YNNPACK stays
+    client = executables.get_client("cpu")
+    device = client.local_devices()[0]
+    text = _chain(64, 1).replace("%w0: tensor<64x64xf32>", "%w: tensor<64x64xf32>")
+    lines = text.splitlines()
+    body = [f"  %d{i} = stablehlo.dot_general {'%x' if i == 0 else f'%t{i - 1}'}, %w, contracting_dims = [1] x [0]"
+            f" : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>\n"
+            f"  %t{i} = stablehlo.tanh %d{i} : tensor<64x64xf32>" for i in range(300)]
+    text = "\n".join([lines[0], *body, "  return %t299 : tensor<64x64xf32>", "}"])
+    plan = executables.compile_plan(client, _bytecode(text), device)
+    assert plan.loops == 1
+    assert len(mlir.bytecode_dot_shapes(plan.bytecode)) == 2
+    assert _YNN not in plan.options.env_option_overrides
+    # not rolled, the 300 mid-size products would have YNNPACK off
+    assert pjrt.ynn_fusion_wanted(mlir.bytecode_dot_shapes(_bytecode(text))) is False
 
 
 def test_cache_keys_differ_between_the_policies():

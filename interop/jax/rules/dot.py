@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....frontend.ops.conv import ConvGeneralDilated
-from ....frontend.ops.linalg import DotGeneral
+from ....frontend.ops.linalg import dot_general_op
 from ..registry import register
 from .common import hg, ints
 
@@ -23,7 +23,7 @@ def dot_general(lhs, rhs, *, dimension_numbers, precision=None, preferred_elemen
                 out_sharding=None, **params):
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = _operands(lhs, rhs, preferred_element_type)
-    return DotGeneral((ints(lc), ints(rc)), (ints(lb), ints(rb)))(lhs, rhs)
+    return dot_general_op((ints(lc), ints(rc)), (ints(lb), ints(rb)))(lhs, rhs)
 
 
 @register("conv_general_dilated")
