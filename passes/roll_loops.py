@@ -340,7 +340,7 @@ def _roll_one(block: ir.Block, min_ops: int, body_ops: int, max_period: int):
 def _dot_work(ops) -> int:
     """The work (batch * m * n * k) of the matrix products among ``ops``."""
     shapes = [dot_shape(op) for op in ops]
-    return sum(s.batch * s.m * s.n * s.k for s in shapes if s is not None)
+    return sum(s.work for s in shapes if s is not None)
 
 
 def _layout(plan: _Plan, body_ops: int, dot_work: int = 0) -> tuple[int, int] | None:

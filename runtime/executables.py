@@ -99,7 +99,8 @@ def plan_key(client, device, fingerprint: bytes) -> str:
 #: what the on-disk key of an executable compiled from a module ``compile_plan``
 #: changed adds to the module's fingerprint (the changes are a function of the
 #: module and of this)
-_PLAN_KEY = (f"v2\0hlograph-roll-loops{{min-ops={pjrt.LOOP_ROLL_MIN_OPS} body-ops={pjrt.LOOP_ROLL_BODY_OPS}}},"
+_PLAN_KEY = (f"hlograph-roll-loops{{min-ops={pjrt.LOOP_ROLL_MIN_OPS} body-ops={pjrt.LOOP_ROLL_BODY_OPS}}},"
+             f"roll-dot-work={pjrt.LOOP_ROLL_DOT_WORK},"
              f"hlograph-cut-fusion{{max-depth={pjrt.FUSION_CUT_DEPTH}}},hlograph-round-compared-sums\0").encode()
 
 
@@ -171,8 +172,6 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
         parsed = True
         with mlir.make_context() as ctx:
             module = mlir.ir.Module.parse(bytes(bytecode), ctx)
-            if dots is None:
-                dots = mlir.dot_shapes(module) if _may_have_dots(bytecode) else []
             if changeable:
                 from ..passes.roll_loops import roll_loops
 
@@ -182,7 +181,8 @@ def compile_plan(client, bytecode: bytes, device, dots=None) -> CompilePlan:
                 if loops:
                     log.COMPILE.info("rolled %s into loops", ", ".join(
                         f"{r.repetitions} x {r.period} ops ({r.trips} x {r.per_iteration})" for r in rolled))
-                    dots = mlir.dot_shapes(module)  # as XLA compiles them: a loop's body once
+            if loops or dots is None:  # as XLA compiles them: a loop's body once
+                dots = mlir.dot_shapes(module) if _may_have_dots(bytecode) else []
             size = pjrt.module_size(module)
             if loops:
                 # the emitters are chosen for the ops the module runs, which its loops

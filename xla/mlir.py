@@ -241,6 +241,11 @@ class DotShape(NamedTuple):
     k: int
     dtype: str  # the MLIR element type, e.g. "f32"
 
+    @property
+    def work(self) -> int:
+        """Multiply-adds: batch * m * n * k."""
+        return self.batch * self.m * self.n * self.k
+
 
 def _prod(values) -> int:
     out = 1

@@ -105,7 +105,7 @@ def ynn_fusion_wanted(dots) -> bool:
     dots = list(dots)
     if not dots:
         return True
-    works = [d.batch * d.m * d.n * d.k for d in dots]
+    works = [d.work for d in dots]
     if not all(d.dtype == "f32" for d in dots) or max(works) > YNN_FUSION_MAX_WORK:
         return True
     return len(dots) <= YNN_FUSION_FEW_DOTS or min(works) <= YNN_FUSION_MIN_CHAIN_WORK
