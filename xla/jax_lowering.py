@@ -7,11 +7,14 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsp_linalg
+# LAPACK's Householder QR (geqrf) and its column-pivoted form (geqp3, 1-based pivots):
+# jax's primitives, which jax.lax.linalg does not re-export
+from jax._src.lax.linalg import geqp3, geqrf
 from jax.interpreters import mlir as _jax_mlir
 
 from .pjrt import set_x64_local, swap_x64_local
 
-__all__ = ["jnp", "jsp_linalg", "lax", "merge_mlir_modules", "jax_stablehlo_text"]
+__all__ = ["geqp3", "geqrf", "jnp", "jsp_linalg", "lax", "merge_mlir_modules", "jax_stablehlo_text"]
 
 #: ``merge_mlir_modules(dst, sym_name, src)``: moves ``src``'s functions into ``dst``
 #: (renamed apart, private) and returns the new name of ``src``'s ``@main``

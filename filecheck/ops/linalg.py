@@ -154,3 +154,24 @@ unary("schur_complex", lambda a: hg.schur(a, output="complex"), (3, 3))
 # CHECK: stablehlo.subtract
 # CHECK: stablehlo.custom_call @lapack_dorgqr_ffi
 unary("qr_pivoting", lambda a: hg.qr(a, pivoting=True), (4, 3), "float64")
+
+# qr mode="raw": geqrf's reflectors (transposed, as NumPy returns them) and tau, no orgqr
+# CHECK-LABEL: TEST: qr_raw float32[4,3]
+# CHECK: call @[[F:jax_qr.*]](%arg0) : (tensor<4x3xf32>) -> (tensor<3x4xf32>, tensor<3xf32>)
+# CHECK: func.func private @[[F]]
+# CHECK: stablehlo.custom_call @lapack_sgeqrf_ffi
+# CHECK-NOT: orgqr
+# CHECK: stablehlo.transpose
+# CHECK-SAME: dims = [1, 0]
+unary("qr_raw", lambda a: hg.qr(a, mode="raw"), (4, 3))
+
+# pivoted raw: scipy's ((h, tau), r, p): geqp3, the upper triangle of its first rows
+# CHECK-LABEL: TEST: qr_raw_pivoting float64[3,5]
+# CHECK: call @[[F:jax_pivotedqr.*]](%arg0) : (tensor<3x5xf64>) -> (tensor<3x5xf64>, tensor<3xf64>, tensor<3x5xf64>, tensor<5xi32>)
+# CHECK: func.func private @[[F]]
+# CHECK: %[[H:.+]]:3 = stablehlo.custom_call @lapack_dgeqp3_ffi
+# CHECK-NOT: orgqr
+# CHECK: %[[R:.+]] = call @triu(%[[H]]#0)
+# CHECK: %[[P:.+]] = stablehlo.subtract %[[H]]#1
+# CHECK: return %[[H]]#0, %[[H]]#2, %[[R]], %[[P]]
+unary("qr_raw_pivoting", lambda a: hg.qr(a, mode="raw", pivoting=True), (3, 5), "float64")

@@ -136,12 +136,13 @@ def slogdet(a: Any) -> SlogdetResult:
 
 def qr(a: Any, mode: str = "reduced"):
     """QR decomposition, as numpy.linalg.qr: ``QRResult(Q, R)`` for mode 'reduced' or
-    'complete', ``R`` alone for mode 'r' ('raw' is not supported)."""
-    if mode == "raw":
-        raise NotImplementedError("linalg.qr: mode='raw' (LAPACK's Householder form) is not supported")
-    if mode not in ("reduced", "complete", "r"):
+    'complete', ``R`` alone for mode 'r', the tuple ``(h, tau)`` for mode 'raw' (LAPACK
+    geqrf's Householder form, ``h`` transposed to ``(..., N, M)``)."""
+    if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"linalg.qr: unrecognized mode {mode!r}")
     out = _la.qr(a, mode)
+    if mode == "raw":
+        return tuple(out)
     return out if mode == "r" else QRResult(*out)
 
 

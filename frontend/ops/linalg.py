@@ -1027,21 +1027,31 @@ class Cholesky(LinalgOp):
 
 
 class QR(LinalgOp):
-    """QR decomposition, as numpy.linalg.qr: mode 'reduced' (q, r), 'complete' (q, r) or 'r'."""
+    """QR decomposition, as numpy.linalg.qr: mode 'reduced' (q, r), 'complete' (q, r),
+    'r' or 'raw' (LAPACK geqrf's Householder form as NumPy returns it: ``h``, the
+    reflectors below the diagonal and R on and above it, transposed to ``(N, M)``, and
+    the scalar factors ``tau``, ``(min(M, N),)``)."""
 
     __props__ = ("mode",)
     square = ()
 
     def __init__(self, mode: str = "reduced"):
-        if mode not in ("reduced", "complete", "r"):
-            raise ValueError(f"QR: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        if mode not in ("reduced", "complete", "r", "raw"):
+            raise ValueError(f"QR: mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
         self.mode = mode
 
     def core_types(self, dtype, core):
         m, n = core
+        if self.mode == "raw":
+            return [(dtype, (n, m)), (dtype, (_min(m, n),))]
         k = m if self.mode == "complete" else _min(m, n)
         r = (dtype, (k, n))
         return [r] if self.mode == "r" else [(dtype, (m, k)), r]
+
+    def pullback(self, node, cotangents):
+        if self.mode == "raw":
+            return [UndefinedGradient("qr(mode='raw'): LAPACK's Householder form has no derivative here")]
+        return _transposed_pushforward(node, cotangents)
 
     def compute(self, a):
         out = np.linalg.qr(a, mode=self.mode)
@@ -1050,14 +1060,13 @@ class QR(LinalgOp):
     # --- derivatives: jax's JVP (thin QR, the wide case through the leading square
     # block, complete Q of a tall matrix from its Householder structure); the pullback
     # transposes it.
-    def pullback(self, node, cotangents):
-        return _transposed_pushforward(node, cotangents)
-
     def pushforward(self, node, tangents):
         (t,), (a,) = tangents, node.inputs
         n_out = len(node.outputs)
         if t is None:
             return [None] * n_out
+        if self.mode == "raw":
+            return [UndefinedGradient("qr(mode='raw'): LAPACK's Householder form has no derivative here")] * n_out
         undefined = _dynamic_core(node)
         if undefined is not None:
             return [undefined] * n_out
@@ -1808,25 +1817,34 @@ class PivotedQR(LinalgOp):
     square = ()
 
     def __init__(self, mode: str = "reduced"):
-        if mode not in ("reduced", "complete", "r"):
-            raise ValueError(f"PivotedQR: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        if mode not in ("reduced", "complete", "r", "raw"):
+            raise ValueError(f"PivotedQR: mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
         self.mode = mode
 
     def core_types(self, dtype, core):
-        # QR's results (the same modes), then the permutation
-        return QR.core_types(self, dtype, core) + [(DTYPES["int32"], (core[1],))]
+        # QR's results (the same modes), then the permutation; 'raw' is scipy's
+        # ((h, tau), r, p): geqp3's (M, N) result, its scalar factors and the reduced r
+        p = (DTYPES["int32"], (core[1],))
+        if self.mode == "raw":
+            m, n = core
+            k = _min(m, n)
+            return [(dtype, core), (dtype, (k,)), (dtype, (k, n)), p]
+        return QR.core_types(self, dtype, core) + [p]
 
     def compute(self, a):
         import scipy.linalg
-        mode = {"reduced": "economic", "complete": "full", "r": "r"}[self.mode]
+        mode = {"reduced": "economic", "complete": "full", "r": "r", "raw": "raw"}[self.mode]
         k = min(a.shape[-2:])
 
         def one(m):
             out = scipy.linalg.qr(m, mode=mode, pivoting=True, check_finite=False)
             if self.mode == "r":  # scipy's 'r' is the complete r
                 return out[0][:k], out[1]
+            if self.mode == "raw":
+                (h, tau), r, p = out
+                return h, tau, r, p
             return tuple(out)
-        return _batched(one, [a], [2], 2 if self.mode == "r" else 3)
+        return _batched(one, [a], [2], {"r": 2, "raw": 4}.get(self.mode, 3))
 
 
 class Schur(LinalgOp):
@@ -1883,10 +1901,12 @@ def cholesky(a: Any, upper: bool = False) -> Variable:
 
 
 def qr(a: Any, mode: str = "reduced", pivoting: bool = False):
-    """QR decomposition, as numpy.linalg.qr: ``[q, r]`` (mode 'reduced'/'complete') or ``r``.
+    """QR decomposition, as numpy.linalg.qr: ``[q, r]`` (mode 'reduced'/'complete'), ``r``
+    or ``[h, tau]`` (mode 'raw': LAPACK's Householder form, ``h`` of shape (N, M) as NumPy's).
     ``pivoting=True``: with column pivoting, as scipy.linalg.qr(a, pivoting=True):
-    ``[q, r, p]`` or ``[r, p]`` (mode 'r'; the reduced r) with ``a[..., :, p] = q @ r``
-    (``p``: int32)."""
+    ``[q, r, p]``, ``[r, p]`` (mode 'r'; the reduced r) or ``[h, tau, r, p]`` (mode 'raw':
+    scipy's ``((h, tau), r, p)``, ``h`` of shape (M, N), ``r`` the reduced r) with
+    ``a[..., :, p] = q @ r`` (``p``: int32)."""
     if pivoting:
         return PivotedQR(mode)(_lin(a, "qr"))
     return QR(mode)(_lin(a, "qr"))

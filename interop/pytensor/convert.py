@@ -375,7 +375,8 @@ def _convert_node(ctx: Context, node: PtApply, ins: list[Any], elementwise: bool
         outs = list(res) if isinstance(res, (list, tuple)) else [res]
         if len(outs) != len(node.outputs):
             raise NotConvertible(f"the converter gave {len(outs)} outputs for {len(node.outputs)}")
-        return [conform(o, v, elementwise) for o, v in zip(outs, node.outputs)]
+        return [conform(o.value, v, elementwise, static=False) if isinstance(o, AsPerformed)
+                else conform(o, v, elementwise) for o, v in zip(outs, node.outputs)]
     except (NotConvertible, TypeError, ValueError, IndexError) as e:
         # NotConvertible: no converter, or a value it needs is known only at run time;
         # the others: hlograph refuses these inputs (a static index out of range, ...):
@@ -401,7 +402,18 @@ def cast(x: Variable, dtype: Any) -> Variable:
     return ew.astype(x, dt)
 
 
-def conform(x: Any, pt_var: PtVariable, elementwise: bool = False) -> Any:
+class AsPerformed:
+    """A converter's result whose shape is the one the Op's ``perform`` returns, where
+    PyTensor's declared static shape differs (QR's raw mode declares H ``(M, M)``, perform
+    returns geqrf's ``(M, N)``): only its dtype and rank are made PyTensor's."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Variable):
+        self.value = value
+
+
+def conform(x: Any, pt_var: PtVariable, elementwise: bool = False, static: bool = True) -> Any:
     """``x`` with the dtype of ``pt_var`` (cast if needed) and the static dims PyTensor
     knows for it (``elementwise``: the dtype only, for values of a scalar graph)."""
     t = hlograph_type(pt_var.type)
@@ -414,6 +426,8 @@ def conform(x: Any, pt_var: PtVariable, elementwise: bool = False) -> Any:
     if x.ndim != t.ndim:
         raise NotConvertible(f"the converter gave {x.type} for {pt_var.type}")
     x = cast(x, t.dtype)
+    if not static:
+        return x
     refine = False
     for d, want in zip(x.shape, t.shape):
         if want is None:

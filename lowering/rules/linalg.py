@@ -16,7 +16,7 @@ from .. import emit
 from ..context import LoweringContext
 from ..emit import convert
 from ..bridge import lower_with_jax
-from ...xla.jax_lowering import jnp, jsp_linalg, lax
+from ...xla.jax_lowering import geqp3, geqrf, jnp, jsp_linalg, lax
 from ...xla.mlir import hlo, i64_array, ir, tensor_type
 from ..registry import register
 
@@ -192,10 +192,29 @@ def _schur(output: str):
     return fn
 
 
+def _qr(mode: str):
+    """numpy.linalg.qr; 'raw' is geqrf's result as NumPy returns it (transposed)."""
+    if mode != "raw":
+        return lambda a: jnp.linalg.qr(a, mode=mode)
+
+    def raw(a):
+        h, tau = geqrf(a)
+        return jnp.swapaxes(h, -1, -2), tau
+    return raw
+
+
 def _pivoted_qr(mode: str):
     """scipy.linalg.qr(a, pivoting=True) (LAPACK geqp3) in numpy.linalg.qr's modes;
-    'r' is the reduced r (scipy's is the complete one)."""
+    'r' is the reduced r (scipy's is the complete one), 'raw' scipy's ((h, tau), r, p)."""
     def fn(a):
+        if mode == "raw":
+            m, n = a.shape[-2:]
+            h, p, tau = geqp3(a, jnp.zeros(a.shape[:-2] + (n,), jnp.int32))
+            r = jnp.triu(h[..., :min(m, n), :])
+            p = p - 1  # LAPACK's pivots are 1-based
+            if m == 0:
+                p = jnp.broadcast_to(jnp.arange(n, dtype=p.dtype), p.shape)
+            return h, tau, r, p
         if mode == "r":
             r, p = jsp_linalg.qr(a, mode="r", pivoting=True)
             r = r[..., :min(a.shape[-2:]), :]
@@ -212,7 +231,7 @@ def _pivoted_qr(mode: str):
 #: the function depends only on the op's props and the input types (the bridge's key)
 JAX_FUNCTIONS = {
     Cholesky: lambda op, ts: lambda a: jnp.linalg.cholesky(a, upper=op.upper, symmetrize_input=False),
-    QR: lambda op, ts: lambda a: jnp.linalg.qr(a, mode=op.mode),
+    QR: lambda op, ts: _qr(op.mode),
     SVD: lambda op, ts: lambda a: jnp.linalg.svd(a, full_matrices=op.full_matrices,
                                                  compute_uv=op.compute_uv),
     Eigh: lambda op, ts: lambda a: (

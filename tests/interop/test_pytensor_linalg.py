@@ -153,11 +153,22 @@ def test_qr_without_pivoting_and_raw_mode_keep_their_paths(rng):
     q, r = pt.linalg.qr(a, mode="economic")
     compare_hlograph_and_py([a], [q, r], [val], assert_fn=lambda g, w: np.testing.assert_allclose(
         np.abs(g), np.abs(w), rtol=1e-10, atol=1e-12))
-    outs = pt.linalg.qr(a, mode="raw", pivoting=True)
-    with pytest.warns(hgpt.FallbackWarning, match="QR"):
-        fn = pytensor.function([a], outs, mode="HLOGRAPH")
-        fn(val)
-    assert fallbacks_of(fn)
+
+
+@pytest.mark.parametrize("pivoting", [False, True])
+@pytest.mark.parametrize("shape, static", [((5, 3), True), ((3, 5), True), ((4, 4), False),
+                                           ((2, 5, 3), True), ((2, 3, 5), False)], ids=str)
+def test_qr_raw_is_converted_with_the_shapes_perform_returns(shape, static, pivoting, rng):
+    """mode='raw': PyTensor declares H as (M, M) (and R as (M, N)) but its perform returns
+    scipy's geqrf/geqp3 result (M, N) and the reduced R (K, N): the converted graph gives
+    what perform gives, on the device, batched or not, with static or unknown dims."""
+    a = pt.tensor("a", shape=shape if static else (None,) * len(shape), dtype="float64")
+    val = rng.normal(size=shape)
+    outs = pt.linalg.qr(a, mode="raw", pivoting=pivoting)
+    got, want = _both([a], outs, [val])
+    assert [(g.dtype, g.shape) for g in got] == [(w.dtype, w.shape) for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
 
 
 def test_schur_overwrites_a_fortran_ordered_input_with_t(rng):

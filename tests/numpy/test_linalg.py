@@ -135,6 +135,19 @@ def test_qr(shape, mode, dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3), (0, 2)], ids=str)
+def test_qr_raw(shape, dtype, rng):
+    """NumPy's raw mode: the tuple (h, tau) of geqrf, h transposed."""
+    a = random_array(rng, shape, dtype)
+    ref = np.linalg.qr(a, mode="raw")
+    assert isinstance(m.qr(hg.tensor("a", shape, dtype), "raw"), tuple)
+    for out in _runs(lambda x: m.qr(x, "raw"), [a]):
+        for g, w in zip(out, ref):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            _close(g, w, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape, full, hermitian", [((4, 3), True, False), ((2, 3, 5), False, False),
                                                     ((2, 4, 4), True, True)], ids=str)
 def test_svd(shape, full, hermitian, dtype, rng):
@@ -347,8 +360,8 @@ def test_products_reject_bad_inputs():
         m.multi_dot([hg.tensor("a", (2, 2))] * 2, out=np.zeros((2, 2)))
     with pytest.raises(ValueError, match="at least two"):
         m.multi_dot([hg.tensor("a", (2, 2))])
-    with pytest.raises(NotImplementedError, match="raw"):
-        m.qr(hg.tensor("a", (2, 2)), "raw")
+    with pytest.raises(ValueError, match="unrecognized mode"):
+        m.qr(hg.tensor("a", (2, 2)), "economic")
 
 
 # --- tensor solvers and least squares ----------------------------------------------------------------

@@ -574,6 +574,39 @@ def test_qr(shape, mode, dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3), (2, 4, 3), (0, 3), (3, 0), (2, 0, 0)], ids=str)
+def test_qr_raw_is_lapacks_householder_form(shape, dtype, rng):
+    """mode='raw': geqrf's reflectors and R as NumPy returns them (h transposed, tau),
+    the same LAPACK routine: the same numbers, compiled and in perform."""
+    a = random_array(rng, shape, dtype)
+    got, _ = _run(lambda x: hg.qr(x, "raw"), [a], dtype)
+    ref = np.linalg.qr(a, mode="raw")
+    for g, w in zip(got, ref):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        _close(g, w, dtype)
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (0, 3), (3, 0)], ids=str)
+def test_pivoted_qr_raw_is_scipys(shape, dtype, rng):
+    """pivoting=True, mode='raw': scipy's ((h, tau), r, p), h of a's shape (geqp3's)."""
+    a = random_array(rng, shape, dtype)
+    got, _ = _run(lambda x: hg.qr(x, "raw", pivoting=True), [a], dtype)
+    (h, tau), r, p = scipy.linalg.qr(a, mode="raw", pivoting=True)
+    for g, w in zip(got, (h, tau, r, p)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        _close(g, w, dtype)
+    np.testing.assert_array_equal(got[-1], p)
+
+
+def test_qr_raw_has_no_gradient():
+    x = hg.tensor("a", (4, 3), "float64")
+    h, tau = hg.qr(x, "raw")
+    with pytest.raises(Exception, match="raw"):
+        hg.grad(hg.sum(h) + hg.sum(tau), x)
+
+
+@pytest.mark.parametrize("dtype", LIN_DTYPES)
 @pytest.mark.parametrize("shape, full", [((4, 3), True), ((3, 4), False), ((2, 3, 3), True)], ids=str)
 def test_svd(shape, full, dtype, rng):
     a = random_array(rng, shape, dtype)
@@ -701,7 +734,7 @@ def test_decompositions_convert_ints_and_reject_halves():
     with pytest.raises(ValueError, match=r"Solve.*do not match in size"):
         hg.solve(hg.tensor("a", (3, 3)), hg.tensor("b", (4,)))
     with pytest.raises(ValueError, match=r"QR: mode must be"):
-        hg.qr(hg.tensor("a", (3, 3)), "raw")
+        hg.qr(hg.tensor("a", (3, 3)), "economic")
     with pytest.raises(ValueError, match=r"SolveSylvester.*'q' .* has 4 rows, expected 3"):
         hg.solve_sylvester(hg.tensor("a", (3, 3)), hg.tensor("b", (2, 2)), hg.tensor("q", (4, 2)))
 

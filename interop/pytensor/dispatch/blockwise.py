@@ -22,6 +22,8 @@ def convert_blockwise(op, node, inputs, ctx):
     batched = any(v.ndim != c.type.ndim for v, c in zip(inputs, core_node.inputs))
     if not batched:
         return converter(core_op, core_node, inputs, ctx)
+    if getattr(converter, "batches", False):  # its hlograph Op takes leading batch dims
+        return converter(core_op, node, inputs, ctx)
 
     def core(*cores):
         ctx.batched_core += 1

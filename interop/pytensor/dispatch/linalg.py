@@ -13,7 +13,7 @@ import numpy as np
 
 from ....frontend import builders as hb
 from ....frontend.graph import Constant
-from ..convert import NotConvertible, NotStatic, cast, hlograph_convert
+from ..convert import AsPerformed, NotConvertible, NotStatic, cast, hlograph_convert
 from ..inplace import overwritten
 
 #: where PyTensor keeps its linalg Op classes (the last four: ``SolveSylvester`` and the
@@ -213,7 +213,21 @@ def convert_qr(op, node, inputs, ctx):
     if mode == "r":
         _, r = hb.qr(a, mode="complete")
         return r
+    if mode == "raw":  # as PyTensor's perform (scipy): H (M, N), tau, the reduced R
+        h, tau = hb.qr(a, mode="raw")
+        h = _mT(h)
+        m, n = h.shape[-2:]
+        if m is None or n is None:  # the reduced R: the same geqrf, its upper rows
+            r = hb.qr(a, mode="r")
+        else:
+            r = hb.triu(h[..., :min(m, n), :])
+        return [AsPerformed(h), tau, AsPerformed(r)]
     raise NotConvertible(f"QR mode {op.mode!r}")
+
+
+#: hlograph's QR takes stacks of matrices: a batched Blockwise(QR) is one QR node (its
+#: raw mode's shapes, which PyTensor's signature does not describe, need it)
+convert_qr.batches = True
 
 
 @register("QRFull")
@@ -423,6 +437,9 @@ def _pivoted_qr(op, node, inputs):
         if m > n:
             r = hb.concatenate([r, hb.zeros(tuple(r.shape[:-2]) + (m - n, n), r.dtype)], axis=-2)
         return [r, p]
+    if op.mode == "raw":  # scipy's ((H, tau), R, P), as PyTensor's perform returns them
+        h, tau, r, p = hb.qr(a, mode="raw", pivoting=True)
+        return [AsPerformed(h), tau, AsPerformed(r), p]
     raise NotConvertible(f"QR mode {op.mode!r} with pivoting")
 
 
