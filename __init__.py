@@ -33,6 +33,11 @@ from .runtime.mesh import Mesh, P, make_mesh
 
 __version__ = "0.1.0"
 
+# the objects of the libraries imported so far stay out of the collector's full passes
+# (graph building's share; HLOGRAPH_GC_FREEZE=off keeps Python's default)
+from .compiler.collector import freeze_imported as _freeze_imported  # noqa: E402
+_freeze_imported()
+
 #: jax's bridge, both ways: names of hlograph.interop.jax imported on first use, so
 #: ``import hlograph`` does not import the interop package
 _JAX_BRIDGE = ("from_jax", "jax_op", "to_jax")

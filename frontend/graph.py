@@ -600,6 +600,11 @@ class Op:
     __props__: tuple[str, ...] = ()
     #: True for Ops no device can run (value-dependent output shapes, ...).
     host_only: bool = False
+    #: True when ``make_node``'s output types depend only on the Op (its props) and the
+    #: input types, never on constant values, and its node takes the inputs it is given:
+    #: calling the Op then reuses the output types of a node built before for inputs of
+    #: the same types, without make_node's checks.
+    typed_by_inputs: bool = False
 
     @property
     def inner_graphs(self) -> tuple["Graph", ...]:
@@ -651,7 +656,10 @@ class Op:
         return pushforward_by_transposition(node, tangents)
 
     def __call__(self, *inputs):
-        node = self.make_node(*inputs)
+        if self.typed_by_inputs:
+            node = _node_of_known_types(self, inputs)
+        else:
+            node = self.make_node(*inputs)
         return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
 
     def _props(self) -> tuple:
@@ -673,6 +681,32 @@ class Op:
         return name + "{" + ", ".join(f"{p}={_prop_str(getattr(self, p))}" for p in self.__props__) + "}"
 
     __repr__ = __str__
+
+
+#: (op, input types) -> output types of the nodes built by Ops ``typed_by_inputs``
+_OUTPUT_TYPES: dict[tuple, tuple[TensorType, ...]] = {}
+_OUTPUT_TYPES_MAX = 4096
+
+
+def _node_of_known_types(op: Op, inputs: tuple) -> Apply:
+    """``op.make_node(*inputs)``, or the same node from the output types a node of ``op``
+    on inputs of the same types had (graph building's hot path)."""
+    try:
+        key = (op, *[v.type for v in inputs])
+        out = _OUTPUT_TYPES.get(key)
+    except (AttributeError, TypeError):  # a non-Variable input, unhashable props
+        return op.make_node(*inputs)
+    if out is not None:
+        for v in inputs:
+            if not isinstance(v, Variable):
+                return op.make_node(*inputs)
+        return Apply.trusted(op, inputs, out, _user_frame())
+    node = op.make_node(*inputs)
+    if len(node.inputs) == len(inputs) and all(a is b for a, b in zip(node.inputs, inputs)):
+        if len(_OUTPUT_TYPES) >= _OUTPUT_TYPES_MAX:
+            _OUTPUT_TYPES.clear()
+        _OUTPUT_TYPES[key] = tuple(o.type for o in node.outputs)
+    return node
 
 
 def _prop_str(value: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from ..graph import Apply, Op, Variable
+from ..graph import Apply, Constant, Op, Variable
 from ..graph import NotDifferentiableError, UndefinedGradient
 from ..types import is_inexact
 from ..types import DTYPES, TensorType, as_dtype, dtype_name, is_complex, is_float, is_integer
@@ -54,6 +54,7 @@ class Elemwise(Op):
     float_only: ClassVar[bool] = False
     #: Logical ops compute on booleans (NumPy converts with ``!= 0``).
     logical: ClassVar[bool] = False
+    typed_by_inputs = True
 
     @classmethod
     @functools.cache  # resolving a ufunc's loop costs microseconds; graphs ask per node
@@ -196,6 +197,22 @@ def _out_of_range_comparison(op: Elemwise, a: Any, b: Any) -> Variable | None:
 
 def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
     """Promote ``args`` (NEP 50), cast to the op's loop dtype, build the node."""
+    # the common cases first: graph values of one dtype the op computes on
+    if len(args) == 1:
+        x = args[0]
+        if isinstance(x, Variable) and _loop_dtypes(type(op), x.dtype)[0] == x.dtype:
+            return op(x)
+    elif len(args) == 2:
+        x, y = args
+        if isinstance(x, Variable):
+            if isinstance(y, Variable):
+                if x.dtype == y.dtype and _loop_dtypes(type(op), x.dtype)[0] == x.dtype:
+                    return op(x, y)
+            elif type(y) is float and _float_loop(op, x.dtype):
+                # a Python float adopts the float operand's dtype (NEP 50)
+                return op(x, _weak_constant(y, x.dtype))
+        elif type(x) is float and isinstance(y, Variable) and _float_loop(op, y.dtype):
+            return op(_weak_constant(x, y.dtype), y)
     if len(args) == 2 and type(op).ufunc in _COMPARISONS:
         out = _out_of_range_comparison(op, *args)
         if out is not None:
@@ -205,6 +222,27 @@ def apply_elemwise(op: Elemwise, *args: Any) -> Variable:
     if in_dt != dt and len(args) == 2 and type(op).ufunc is not None and not op.logical:
         in_dt = mixed_int_loop(type(op).ufunc, *args) or in_dt
     return op(*(as_variable(a, in_dt) for a in args))
+
+
+#: (value, its sign, dtype) -> the Constant of a Python float (graph values are immutable,
+#: so the nodes of a graph share one constant per scalar)
+_WEAK_CONSTANTS: dict[tuple, Constant] = {}
+
+
+def _float_loop(op: Elemwise, dtype: np.dtype) -> bool:
+    """``op`` computes on ``dtype``, a float dtype (where a Python float operand is cast)."""
+    return is_float(dtype) and not op.logical and _loop_dtypes(type(op), dtype)[0] == dtype
+
+
+def _weak_constant(value: float, dtype: np.dtype) -> Constant:
+    key = (value, math.copysign(1.0, value), dtype)
+    c = _WEAK_CONSTANTS.get(key)  # NaN never matches: a new constant each time
+    if c is None:
+        c = as_variable(value, dtype)
+        if len(_WEAK_CONSTANTS) >= 1024:
+            _WEAK_CONSTANTS.clear()
+        _WEAK_CONSTANTS[key] = c
+    return c
 
 
 @functools.cache
@@ -740,6 +778,7 @@ class Cast(Op):
     """``astype(x, dtype)``: NumPy's ``ndarray.astype`` (complex -> real keeps the real part)."""
 
     __props__ = ("dtype",)
+    typed_by_inputs = True
 
     def __init__(self, dtype: Any):
         self.dtype = as_dtype(dtype)

@@ -90,6 +90,7 @@ class DotGeneral(Op):
     """
 
     __props__ = ("contracting", "batch")
+    typed_by_inputs = True
 
     def __init__(self, contracting: Any, batch: Any = ((), ())):
         self.contracting = _pair(contracting, "contracting")

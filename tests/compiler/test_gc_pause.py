@@ -82,3 +82,29 @@ def test_threads_compiling_at_once_leave_the_collector_on():
     for t in threads:
         t.join()
     assert not errors and gc.isenabled()
+
+
+def _import_in_a_new_process(env_value):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    env.pop("HLOGRAPH_GC_FREEZE", None)
+    if env_value is not None:
+        env["HLOGRAPH_GC_FREEZE"] = env_value
+    code = "import gc; import hlograph; print(gc.get_freeze_count())"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_import_freezes_the_objects_alive_then_unless_told_not_to():
+    """``import hlograph`` moves the objects of the libraries imported so far to the
+    collector's permanent generation; HLOGRAPH_GC_FREEZE=off leaves them; any other
+    value than on/off/1/0/auto is an error naming the variable."""
+    frozen = _import_in_a_new_process(None)
+    assert frozen.returncode == 0, frozen.stderr
+    assert int(frozen.stdout) > 10_000
+    for value in ("off", "0"):
+        kept = _import_in_a_new_process(value)
+        assert kept.returncode == 0 and int(kept.stdout) == 0, kept.stderr
+    bad = _import_in_a_new_process("sometimes")
+    assert bad.returncode != 0 and "HLOGRAPH_GC_FREEZE='sometimes'" in bad.stderr

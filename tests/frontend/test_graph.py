@@ -201,3 +201,55 @@ def test_node_records_the_user_source_line():
     fname, line = y.owner.trace
     assert fname == __file__
     assert "# this line" in open(fname).read().splitlines()[line - 1]
+
+
+def test_nodes_of_known_input_types_reuse_their_output_types():
+    """Ops ``typed_by_inputs`` build a node for inputs of types seen before from the
+    output types found then: the same types, a new node each time, the user's line."""
+    x = hg.tensor("x", (3, None), "float32")
+    first = hg.sin(x)
+    again = hg.sin(x)  # the second line
+    assert again.type == first.type and again.owner is not first.owner
+    assert again.owner.inputs == [x] and again.owner.op == first.owner.op
+    fname, line = again.owner.trace
+    assert fname == __file__ and "# the second line" in open(fname).read().splitlines()[line - 1]
+    m = hg.tensor("m", (2, 3), "float64")
+    for _ in range(2):
+        assert (m @ m.T).type == TensorType("float64", (2, 2))
+        assert hg.astype(m, "int8").type == TensorType("int8", (2, 3))
+    # the checks still run for new types
+    with pytest.raises(ValueError, match="do not broadcast"):
+        hg.add(hg.tensor("a", (2,)), hg.tensor("b", (3,)))
+    with pytest.raises(ValueError, match="size 3 .* size 2"):
+        m @ m
+
+
+def test_an_op_whose_node_changes_its_inputs_is_not_reused():
+    class Doubling(Op):
+        typed_by_inputs = True
+
+        def make_node(self, x):
+            x = hg.add(x, x)  # not the input it was given: make_node runs each time
+            return Apply(self, [x], [x.type])
+
+    x = hg.tensor("x", (2,), "float32")
+    a, b = Doubling()(x), Doubling()(x)
+    assert a.owner.inputs[0] is not x and b.owner.inputs[0] is not a.owner.inputs[0]
+    assert b.owner.inputs[0].owner.inputs == [x, x]
+
+
+def test_python_floats_become_one_constant_per_value_and_dtype():
+    x = hg.tensor("x", (3,), "float32")
+    c1, c2 = (x * 2.5).owner.inputs[1], (2.5 + x).owner.inputs[0]
+    assert c1 is c2 and c1.dtype == np.float32 and float(c1.data) == 2.5
+    assert (hg.tensor("y", (3,), "float64") * 2.5).owner.inputs[1].dtype == np.float64
+    zero, negative_zero = (x + 0.0).owner.inputs[1], (x + -0.0).owner.inputs[1]
+    assert zero is not negative_zero and np.signbit(negative_zero.data) and not np.signbit(zero.data)
+    nan = (x * float("nan")).owner.inputs[1]
+    assert np.isnan(nan.data)
+    with np.errstate(over="ignore"):  # 1e300 overflows float32, as in NumPy
+        outs = [x * 2.5, x + -0.0, x - 1e300]
+    got = hg.compile(hg.Graph([x], outs))(np.array([1, -0.0, 3], np.float32))
+    np.testing.assert_array_equal(got[0], np.float32([2.5, -0.0, 7.5]))
+    assert np.signbit(got[1][1])
+    np.testing.assert_array_equal(got[2], np.full(3, -np.inf, np.float32))  # as np.float32(x) - 1e300
