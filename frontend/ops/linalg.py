@@ -303,6 +303,10 @@ def dot_general_op(contracting: Any, batch: Any = ((), ())) -> DotGeneral:
         return DotGeneral(contracting, batch)
 
 
+#: ``a @ b`` of two matrices
+_MATRIX_PRODUCT = dot_general_op(((1,), (0,)), ((), ()))
+
+
 def matmul(a: Any, b: Any, *, axes: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
     """Matrix product, as numpy.matmul (the ``@`` operator).
 
@@ -314,6 +318,12 @@ def matmul(a: Any, b: Any, *, axes: Any = None, axis: Any = None, keepdims: bool
     ``axis`` and ``keepdims=True`` raise NumPy's TypeError (matmul's core dims are
     not one shared dim).
     """
+    if (axes is None and axis is None and not keepdims and isinstance(a, Variable)
+            and isinstance(b, Variable) and a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype):
+        # two matrices of one dtype (the common case)
+        if a.shape[1] != b.shape[0]:
+            _check_contracting("matmul", a, b, [1], [0])  # raises unless a size is unknown
+        return _MATRIX_PRODUCT(a, b)
     if axes is not None or axis is not None or keepdims:
         a, b = as_variable(a), as_variable(b)
         one = [int(x.ndim == 1) for x in (a, b)]
