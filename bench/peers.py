@@ -149,13 +149,16 @@ def per_call(workload: str, peers, repeat: int) -> dict[str, float]:
         t0 = time.perf_counter()
         fn(*args)
         first[p] = time.perf_counter() - t0
-    number = int(min(2000, max(2, 0.05 / max(max(first.values()), 1e-7))))
+    number = int(min(5000, max(2, 0.1 / max(max(first.values()), 1e-7))))
     times: dict[str, list[float]] = {p: [] for p in fns}
     order = list(fns)
+    shuffle = np.random.default_rng(0)
     for r in range(repeat):
-        # a rotating order: BLAS threads left spinning by one contender slow down the next
-        for p in order[r % len(order):] + order[:r % len(order)]:
+        # a new order each round: threads left spinning by one contender slow down the
+        # next one (a rotation would keep every contender behind the same neighbour)
+        for p in shuffle.permutation(order):
             fn, args = fns[p]
+            time.sleep(0.05)  # and the threads of the one before go idle
             t0 = time.perf_counter()
             for _ in range(number):
                 fn(*args)
@@ -319,7 +322,7 @@ def main() -> None:
     p.add_argument("--chains", default="1000,5000,10000", help="W5 chain lengths")
     p.add_argument("--pytensor-chains", type=int, default=1000,
                    help="longest W5 chain PyTensor's modes build (their compile grows fast)")
-    p.add_argument("--repeat", type=int, default=5, help="interleaved rounds of per-call timing")
+    p.add_argument("--repeat", type=int, default=7, help="interleaved rounds of per-call timing")
     p.add_argument("--quick", action="store_true", help="chains of 300 and 1000, 3 rounds")
     p.add_argument("--readme", action="store_true", help="rewrite README's peer table")
     p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
