@@ -35,24 +35,13 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np  # noqa: E402
 
+from hlograph.testing import product_chain_text  # noqa: E402
 from hlograph.xla import mlir, pjrt  # noqa: E402
 
 
 def module_text(m: int, dtype: str, chain: int, batch: bool) -> str:
     et = {"float32": "f32", "float64": "f64"}[dtype]
-    t = f"tensor<4x{m}x{m}x{et}>" if batch else f"tensor<{m}x{m}x{et}>"
-    dims = ("batching_dims = [0] x [0], contracting_dims = [2] x [1]" if batch
-            else "contracting_dims = [1] x [0]")
-    params = ", ".join(f"%w{i}: {t}" for i in range(chain))
-    lines = [f"func.func public @main(%x: {t}, {params}) -> {t} {{"]
-    v = "%x"
-    for i in range(chain):
-        lines.append(f"  %d{i} = stablehlo.dot_general {v}, %w{i}, {dims} : ({t}, {t}) -> {t}")
-        lines.append(f"  %t{i} = stablehlo.tanh %d{i} : {t}")
-        v = f"%t{i}"
-    lines.append(f"  return {v} : {t}")
-    lines.append("}")
-    return "\n".join(lines)
+    return product_chain_text(m, chain, element=et, batch=4 if batch else None)
 
 
 def _bytecode(text: str):

@@ -13,6 +13,7 @@ from hlograph.passes.pipeline import PIPELINES, expand
 from hlograph.passes.registry import make_pass
 from hlograph.passes.roll_loops import roll_loops
 from hlograph.runtime import executables
+from hlograph.testing import product_chain_text
 from hlograph.testing.validation import validate
 from hlograph.xla import mlir, pjrt
 
@@ -87,15 +88,7 @@ def test_w5_chain_keeps_every_bit(n, body):
 
 
 def _product_chain(layers: int, m: int) -> str:
-    t = f"tensor<{m}x{m}xf32>"
-    lines = [f"func.func public @main(%x: {t}, %w: {t}) -> {t} {{"]
-    v = "%x"
-    for i in range(layers):
-        lines.append(f"  %d{i} = stablehlo.dot_general {v}, %w, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}")
-        lines.append(f"  %t{i} = stablehlo.tanh %d{i} : {t}")
-        v = f"%t{i}"
-    lines += [f"  return {v} : {t}", "}"]
-    return "\n".join(lines)
+    return product_chain_text(m, layers, shared_weight=True)
 
 
 @pytest.mark.parametrize("m", [32, 4])

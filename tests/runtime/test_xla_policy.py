@@ -8,6 +8,7 @@ import pytest
 
 import hlograph as hg
 from hlograph.runtime import cache, executables
+from hlograph.testing import product_chain_text
 from hlograph.xla import mlir, pjrt
 
 DotShape = mlir.DotShape
@@ -25,16 +26,7 @@ def _bytecode(text: str) -> bytes:
 
 
 def _chain(m: int, chain: int, et: str = "f32") -> str:
-    t = f"tensor<{m}x{m}x{et}>"
-    params = ", ".join(f"%w{i}: {t}" for i in range(chain))
-    lines = [f"func.func public @main(%x: {t}, {params}) -> {t} {{"]
-    v = "%x"
-    for i in range(chain):
-        lines.append(f"  %d{i} = stablehlo.dot_general {v}, %w{i}, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}")
-        lines.append(f"  %t{i} = stablehlo.tanh %d{i} : {t}")
-        v = f"%t{i}"
-    lines += [f"  return {v} : {t}", "}"]
-    return "\n".join(lines)
+    return product_chain_text(m, chain, element=et)
 
 
 # --- mlir.dot_shapes ------------------------------------------------------------------
