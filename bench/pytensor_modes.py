@@ -16,7 +16,11 @@ Each result is checked against the ``NUMBA`` one before timing. Workloads:
 - W5: a radon-like hierarchical normal regression written in PyTensor (85 group
   intercepts, a common slope, 919 synthetic observations, half-normal priors on
   the scales): log-density and its gradient (``pytensor.grad``), compile time
-  (definition to first result) and per-call time.
+  (definition to first result) and per-call time;
+- W6: W5's model in fresh processes, from the definition to the first result (after
+  the imports), with empty disk caches (cold) and then with the caches the cold
+  process left (warm): hlograph's, PyTensor's compiledir (C and Numba modules) and
+  jax's persistent compilation cache (thresholds 0) for the JAX mode.
 
 Per-call times are the median over ``--repeat`` interleaved rounds of the mean of a
 number of calls (about 50 ms of the slowest mode's calls), with results as NumPy
@@ -29,9 +33,12 @@ are time over the NUMBA mode's (lower is better).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from typing import Callable
@@ -142,6 +149,46 @@ WORKLOADS = {
 }
 
 
+# --- W6: W5 in fresh processes, cold and warm disk caches -----------------------------------------
+FRESH = ("W6", "W5's model in a fresh process, definition -> first result")
+
+
+def _fresh_child(mode: str, cache: str) -> None:
+    """One process: W5's model compiled in ``mode`` with its disk caches under ``cache``;
+    prints the seconds from the definition to the first result."""
+    os.environ["HLOGRAPH_CACHE_DIR"] = os.path.join(cache, "hlograph")
+    if mode == "HLOGRAPH":
+        import hlograph.interop.pytensor  # noqa: F401
+    if mode == "JAX":
+        import jax
+        jax.config.update("jax_compilation_cache_dir", os.path.join(cache, "jax"))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    warnings.simplefilter("ignore")
+    t0 = time.perf_counter()
+    fn, args = _blocking(w5_radon, mode)
+    out = _as_list(fn(*args))
+    print(json.dumps({"seconds": time.perf_counter() - t0, "logp": float(np.asarray(out[0]))}))
+
+
+def _fresh_times(mode: str, repeat: int) -> tuple[float, float]:
+    """Medians of (cold, warm) over ``repeat`` pairs of processes sharing a new cache."""
+    cold, warm = [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as cache:
+            # PyTensor's compiled C and Numba modules go to a new compiledir too
+            flags = ",".join(f for f in (os.environ.get("PYTENSOR_FLAGS", ""),
+                                         f"compiledir={os.path.join(cache, 'pytensor')}") if f)
+            env = {**os.environ, "PYTENSOR_FLAGS": flags}
+            for times in (cold, warm):
+                proc = subprocess.run([sys.executable, __file__, "--child", mode, cache],
+                                      capture_output=True, text=True, env=env)
+                if proc.returncode != 0:
+                    raise SystemExit(f"error: {mode} in a fresh process failed:\n{proc.stderr[-2000:]}")
+                times.append(json.loads(proc.stdout.strip().splitlines()[-1])["seconds"])
+    return statistics.median(cold), statistics.median(warm)
+
+
 # --- timing --------------------------------------------------------------------------------------
 def _check(results: dict[str, list]) -> None:
     ref = results.get("NUMBA") or next(iter(results.values()))
@@ -206,16 +253,21 @@ def _number_for(t_first: float) -> int:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
-    p.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated, of W1..W5")
+    p.add_argument("--workloads", default=",".join([*WORKLOADS, FRESH[0]]), help="comma-separated, of W1..W6")
     p.add_argument("--repeat", type=int, default=5, help="interleaved rounds (median)")
     p.add_argument("--compile-repeat", type=int, default=2, help="graphs built per compile time (median)")
+    p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.child:
+        _fresh_child(*args.child)
+        return
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     wls = [w.strip() for w in args.workloads.split(",") if w.strip()]
-    bad = [m for m in modes if m not in MODES] + [w for w in wls if w not in WORKLOADS]
+    known = [*WORKLOADS, FRESH[0]]
+    bad = [m for m in modes if m not in MODES] + [w for w in wls if w not in known]
     if bad:
         print(f"error: unknown mode or workload {bad[0]!r} (modes: {', '.join(MODES)}; workloads: "
-              f"{', '.join(WORKLOADS)})", file=sys.stderr)
+              f"{', '.join(known)})", file=sys.stderr)
         raise SystemExit(2)
     try:
         import pytensor
@@ -230,6 +282,12 @@ def main() -> None:
 
     rows = []
     for w in wls:
+        if w == FRESH[0]:
+            fresh = {m: _fresh_times(m, args.compile_repeat) for m in modes}
+            rows.append((f"{w} {FRESH[1]}, cold caches", {m: t[0] for m, t in fresh.items()}))
+            rows.append((f"{w} {FRESH[1]}, warm caches", {m: t[1] for m, t in fresh.items()}))
+            print(f"  done: {w}", flush=True)
+            continue
         title, build, per_call, compile_time = WORKLOADS[w]
         fns, results = {}, {}
         for mode in modes:
