@@ -570,13 +570,7 @@ class Apply:
         a node ``make_node`` built for inputs of the same types and values shows),
         ``trace`` the (file, line) to record. The jax importer builds repeated
         equations this way."""
-        node = cls.__new__(cls)
-        node.op = op
-        node.inputs = list(inputs)
-        node.outputs = [Variable(output_types[0], node, 0)] if len(output_types) == 1 else \
-            [Variable(t, node, i) for i, t in enumerate(output_types)]
-        node.trace = trace
-        return node
+        return _built_node(op, inputs, output_types, trace, cls)
 
     @property
     def out(self) -> Variable:
@@ -683,6 +677,18 @@ class Op:
     __repr__ = __str__
 
 
+def _built_node(op: "Op", inputs: Sequence[Variable], output_types: Sequence[TensorType],
+                trace: tuple[str, int] | None, cls: type = Apply) -> Apply:
+    """``Apply.trusted``'s node (also graph building's, for types seen before)."""
+    node = cls.__new__(cls)
+    node.op = op
+    node.inputs = list(inputs)
+    node.outputs = [Variable(output_types[0], node, 0)] if len(output_types) == 1 else \
+        [Variable(t, node, i) for i, t in enumerate(output_types)]
+    node.trace = trace
+    return node
+
+
 #: (op, input types) -> output types of the nodes built by Ops ``typed_by_inputs``
 _OUTPUT_TYPES: dict[tuple, tuple[TensorType, ...]] = {}
 _OUTPUT_TYPES_MAX = 4096
@@ -700,7 +706,7 @@ def _node_of_known_types(op: Op, inputs: tuple) -> Apply:
         for v in inputs:
             if not isinstance(v, Variable):
                 return op.make_node(*inputs)
-        return Apply.trusted(op, inputs, out, _user_frame())
+        return _built_node(op, inputs, out, _user_frame())
     node = op.make_node(*inputs)
     if len(node.inputs) == len(inputs) and all(a is b for a, b in zip(node.inputs, inputs)):
         if len(_OUTPUT_TYPES) >= _OUTPUT_TYPES_MAX:
