@@ -428,7 +428,8 @@ _PY_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
 
 def _check_argument(value: Any, spec: ArraySpec, i: int) -> Any:
     where = f"argument {i}"
-    if isinstance(value, (bool, int, float, complex)):
+    # (NumPy scalars, np.float64 a float subclass among them, are arrays with a dtype)
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
         kind = "f" if spec.dtype.kind == "V" else spec.dtype.kind
         ok = kind in _PY_KINDS[type(value)] or (kind in "iufc" and type(value) is bool) or \
             (kind in "fc" and type(value) is int) or (kind == "c" and type(value) is float)

@@ -83,3 +83,30 @@ func.func @inside_a_branch(%p: tensor<i1>, %a: tensor<4xf32>, %b: tensor<4xf32>)
   }) : (tensor<i1>) -> tensor<4xi1>
   return %r : tensor<4xi1>
 }
+
+// -----
+
+// A sum of squares (a reduction that adds) is followed to its products, and the
+// factors of the products met are followed to divisions: a division by a broadcast
+// gets the broadcast cut (XLA would divide by multiplying with the reciprocal).
+// CHECK-LABEL: func.func @scaled_distances(
+func.func @scaled_distances(%x: tensor<5x1xf64>, %l: tensor<f64>) -> tensor<5x5xi1> {
+  // CHECK: %[[LB:.+]] = stablehlo.broadcast_in_dim %arg1
+  // CHECK-NEXT: %[[LC:.+]] = stablehlo.custom_call @dce_sink(%[[LB]])
+  // CHECK-NEXT: %[[XS:.+]] = stablehlo.divide %arg0, %[[LC]]
+  // CHECK-NEXT: %[[SQ:.+]] = stablehlo.multiply %[[XS]], %[[XS]]
+  // CHECK-NEXT: %[[SQC:.+]] = stablehlo.custom_call @dce_sink(%[[SQ]])
+  // CHECK: stablehlo.reduce(%[[SQC]]
+  // CHECK: stablehlo.compare GE
+  %lb = stablehlo.broadcast_in_dim %l, dims = [] : (tensor<f64>) -> tensor<5x1xf64>
+  %xs = stablehlo.divide %x, %lb : tensor<5x1xf64>
+  %sq = stablehlo.multiply %xs, %xs : tensor<5x1xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %s = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<5x1xf64>, tensor<f64>) -> tensor<5xf64>
+  %d = stablehlo.dot_general %xs, %xs, contracting_dims = [1] x [1] : (tensor<5x1xf64>, tensor<5x1xf64>) -> tensor<5x5xf64>
+  %si = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<5xf64>) -> tensor<5x5xf64>
+  %u = stablehlo.subtract %si, %d : tensor<5x5xf64>
+  %z = stablehlo.constant dense<0.0> : tensor<5x5xf64>
+  %c = stablehlo.compare GE, %u, %z, FLOAT : (tensor<5x5xf64>, tensor<5x5xf64>) -> tensor<5x5xi1>
+  return %c : tensor<5x5xi1>
+}

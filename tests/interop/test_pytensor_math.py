@@ -225,3 +225,19 @@ def test_blockwise_of_an_op_from_graph_with_elementwise_ops_on_unknown_dims(rng)
     out = Blockwise(core, signature="(m,n),(n)->(m,n)")(a, b)
     fn, _ = compare_hlograph_and_py([a, b], [out], [rng.normal(size=(3, 4, 5)), rng.normal(size=(3, 5))])
     assert fallbacks_of(fn) == []
+
+
+@pytest.mark.parametrize("ls", [0.7, 1.3, 2.1])
+def test_gaussian_process_kernel_gradient_is_the_python_modes(ls):
+    """PyMC's ExpQuad kernel (inputs over a length scale, squared distances clipped at 0,
+    their gradient masked by ``d >= 0``): the diagonal distances cancel to exactly 0 in
+    the Python mode, so the gradient w.r.t. the length scale keeps the diagonal's terms
+    only if hlograph's quotients and products round as NumPy's do."""
+    X, ell = pt.dmatrix("X"), pt.dscalar("ell")
+    xs = X / ell
+    s = pt.sum(xs**2, axis=1)
+    sqd = pt.clip(s[:, None] - 2 * xs @ xs.T + s[None, :], 0.0, np.inf)
+    total = pt.sum(pt.exp(-0.5 * sqd))
+    x = np.random.default_rng(0).normal(size=(20, 1))
+    compare_hlograph_and_py([X, ell], [total, pytensor.grad(total, ell)], [x, np.float64(ls)],
+                            rtol=1e-10, atol=1e-10)
