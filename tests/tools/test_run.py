@@ -167,6 +167,10 @@ def test_load_accepts_python_scalars_for_0d_arguments():
       return %0 : tensor<f64>
     }"""
     assert load(text)(3) == 9.0
+    # NumPy scalars are arrays with a dtype: float64 fits, float32 is refused
+    assert load(text)(np.float64(1.5)) == 2.25
+    with pytest.raises(TypeError, match=r"argument 0: expected float64\[\].*got float32\[\]"):
+        load(text)(np.float32(1.5))
 
 
 def test_load_malformed_mlir_has_a_located_diagnostic():
