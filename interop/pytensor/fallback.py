@@ -96,6 +96,17 @@ class PyTensorPerform(Op):
 _segment.quiet_python_fallback(PyTensorPerform)
 
 
+#: PyTensor Ops no device library computes (QZ: LAPACK's gges, which neither XLA nor
+#: jax offers), which run their perform on the host by design: no FallbackWarning
+HOST_OPS = frozenset({"QZ"})
+
+
+def _host_by_design(node: PtApply) -> bool:
+    """Sparse Ops and ``HOST_OPS`` (also as a Blockwise's core Op) run on the host by design."""
+    op = getattr(node.op, "core_op", node.op)
+    return is_sparse_node(node) or type(op).__name__ in HOST_OPS
+
+
 def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[Variable]:
     """The outputs of ``node`` computed by a ``PyTensorPerform`` node (and the warning)."""
     name = op_name(node.op)
@@ -121,7 +132,7 @@ def fallback(ctx: Context, node: PtApply, ins: list[Any], reason: str) -> list[V
                 f"{v.type} is not known before run time"
             )
     ctx.fallbacks.append((name, reason))
-    if not is_sparse_node(node):  # sparse Ops run on the host by design
+    if not _host_by_design(node):
         _warn(name, reason)
     # an Op overwriting its inputs: what it leaves there may be written into an argument
     # (inplace.py), so the host op outputs it too

@@ -189,3 +189,17 @@ def test_schur_overwrites_a_fortran_ordered_input_with_t(rng):
             assert changed == (written and order == "F"), (output, order)
             if changed:
                 np.testing.assert_allclose(arg, got[0], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("output", ["real", "complex"])
+def test_qz_runs_on_the_host_by_design_without_a_warning(output, rng):
+    """QZ (LAPACK's gges) has no device implementation anywhere: it runs PyTensor's perform
+    on the host, as the functions' fallbacks list, but warns of nothing."""
+    from pytensor.tensor.linalg import qz
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    outs = qz(a, b, output=output)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hgpt.FallbackWarning)
+        fn, got = compare_hlograph_and_py([a, b], list(outs), [rng.normal(size=(4, 4)), rng.normal(size=(4, 4))],
+                                          allow_fallback=True)
+    assert {name for name, _ in fallbacks_of(fn)} == {"QZ"}
