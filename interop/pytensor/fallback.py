@@ -96,9 +96,10 @@ class PyTensorPerform(Op):
 _segment.quiet_python_fallback(PyTensorPerform)
 
 
-#: PyTensor Ops no device library computes (QZ: LAPACK's gges, which neither XLA nor
-#: jax offers), which run their perform on the host by design: no FallbackWarning
-HOST_OPS = frozenset({"QZ"})
+#: PyTensor Ops no device library computes, which run their perform on the host by
+#: design (no FallbackWarning): QZ (LAPACK's gges) and the tridiagonal LU factors in
+#: LAPACK's gttrf layout with their solve (gttrs), which neither XLA nor jax offers
+HOST_OPS = frozenset({"QZ", "LUFactorTridiagonal", "SolveLUFactorTridiagonal"})
 
 
 def _host_by_design(node: PtApply) -> bool:

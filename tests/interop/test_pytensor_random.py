@@ -445,3 +445,29 @@ def test_update_with_another_generator_passes_that_generator():
     np.testing.assert_array_equal(fn(), reads_other())
     np.testing.assert_array_equal(fn(), reads_other())
     assert not np.allclose(first, reads_other())
+
+
+@pytest.mark.parametrize("method", ["svd", "eigh"])
+def test_multivariate_normal_factorizes_as_its_method_says(method):
+    """``method="svd"``/``"eigh"`` take a singular (positive semi-definite) covariance,
+    which the Cholesky factor cannot: finite draws with that covariance."""
+    rng = pytensor.shared(np.random.default_rng(0))
+    cov = np.array([[1.0, 1.0], [1.0, 1.0]])
+    x = pt.random.multivariate_normal(np.zeros(2), cov, size=(20000,), rng=rng, method=method)
+    draws = pytensor.function([], x, mode="HLOGRAPH")()
+    assert draws.shape == (20000, 2) and np.isfinite(draws).all()
+    np.testing.assert_allclose(np.cov(draws.T), cov, atol=0.05)
+
+
+def test_a_batched_permutation_shuffles_each_member_along_its_own_axis():
+    """A PermutationRV whose input has more dims than its core (a batch): each batch
+    member is shuffled along its first core axis, not the members among themselves."""
+    from pytensor.tensor.random.basic import PermutationRV
+    rng = pytensor.shared(np.random.default_rng(0))
+    rv_op = PermutationRV(ndim_supp=2, ndims_params=[2], dtype="int64")
+    x = np.arange(5 * 3 * 2).reshape((5, 3, 2))
+    draws = pytensor.function([], rv_op(x, rng=rng), mode="HLOGRAPH")()
+    assert draws.shape == (5, 3, 2)
+    for i in range(5):
+        rows = sorted(map(tuple, draws[i]))
+        assert rows == sorted(map(tuple, x[i]))  # the member's own rows, kept whole

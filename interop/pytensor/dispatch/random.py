@@ -190,13 +190,23 @@ def _integers(k, shape, dtype, low, high):
     return hr.integers(k, low, high, shape, dtype)
 
 
-def _mvnormal(k, shape, dtype, mean, cov):
+def _mvnormal(k, shape, dtype, mean, cov, method="cholesky"):
+    """``mean + A z`` with ``A A^T = cov`` as PyTensor's ``method`` makes A: the lower
+    Cholesky factor, or from the SVD (``u sqrt(s)``) or the eigendecomposition
+    (``v sqrt(w)``), which also take positive semi-definite (singular) covariances."""
     n = cov.shape[-1]
     if n is None:
         raise NotStatic("the dimension of a multivariate normal is known only at run time")
     z = _std_normal(k, tuple(shape) + (n,), dtype)
-    chol = hb.cholesky(cov)  # lower
-    return hb.add(mean, hb.matvec(chol, z))
+    if method == "svd":
+        u, s, _ = hb.svd(cov)
+        factor = hb.multiply(u, hb.expand_dims(hb.sqrt(s), -2))
+    elif method == "eigh":
+        w, v = hb.eigh(cov)
+        factor = hb.multiply(v, hb.expand_dims(hb.sqrt(hb.maximum(w, 0.0)), -2))
+    else:
+        factor = hb.cholesky(cov)  # lower
+    return hb.add(mean, hb.matvec(factor, z))
 
 
 def _geometric(k, shape, dtype, p):
@@ -566,6 +576,13 @@ def _draw(op, node, k, size, params, ctx) -> Variable:
         (x,) = params
         if size is not None and ctx.static_ints(size) != ():
             raise NotConvertible("a batch of permutations")
+        batch = x.ndim - op.ndims_params[0]
+        if batch > 0:  # each batch member shuffled along its own (core) axis
+            if any(d is None for d in x.shape[:batch + 1]):
+                raise NotStatic("the shape of a batch of permutations is known only at run time")
+            order = hb.argsort(hr.uniform(k, x.shape[:batch + 1], "float64"), axis=batch)
+            order = hb.reshape(order, tuple(order.shape) + (1,) * (x.ndim - batch - 1))
+            return hb.take_along_axis(x, hb.broadcast_to(order, x.shape), axis=batch)
         if x.ndim:
             return hr.permutation(k, x)  # x shuffled along its first axis
         n = ctx.static_int(x)
@@ -581,7 +598,10 @@ def _draw(op, node, k, size, params, ctx) -> Variable:
         params = [cast(p, dtype) for p in params]
     elif not isinstance(op, _INT_PARAMS):  # bernoulli, categorical: float probabilities
         params = [p if np.dtype(p.dtype).kind == "f" else cast(p, "float64") for p in params]
-    value = sampler(k, shape, dtype, *params)
+    if isinstance(op, ptr.MvNormalRV):  # (its factorization: PyTensor's ``method``)
+        value = _mvnormal(k, shape, dtype, *params, method=getattr(op, "method", "cholesky"))
+    else:
+        value = sampler(k, shape, dtype, *params)
     check = _CHECKS.get(type(op))
     if check is not None:
         valid, msg = check
