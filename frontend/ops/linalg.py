@@ -1059,11 +1059,6 @@ class QR(LinalgOp):
         r = (dtype, (k, n))
         return [r] if self.mode == "r" else [(dtype, (m, k)), r]
 
-    def pullback(self, node, cotangents):
-        if self.mode == "raw":
-            return [UndefinedGradient("qr(mode='raw'): LAPACK's Householder form has no derivative here")]
-        return _transposed_pushforward(node, cotangents)
-
     def compute(self, a):
         out = np.linalg.qr(a, mode=self.mode)
         return (out,) if self.mode == "r" else tuple(out)
@@ -1071,6 +1066,9 @@ class QR(LinalgOp):
     # --- derivatives: jax's JVP (thin QR, the wide case through the leading square
     # block, complete Q of a tall matrix from its Householder structure); the pullback
     # transposes it.
+    def pullback(self, node, cotangents):
+        return _transposed_pushforward(node, cotangents)
+
     def pushforward(self, node, tangents):
         (t,), (a,) = tangents, node.inputs
         n_out = len(node.outputs)
