@@ -57,6 +57,8 @@ from pytensor.scalar.basic import ScalarType
 from ...compiler import compile as hg_compile
 from ...frontend.ops.assertion import CheckError
 from ...frontend.types import TensorType
+from ...runtime import vm
+from ...xla import log
 from .convert import Conversion, NeedsShapes, convert_fgraph, input_type, is_rng_type
 from .dispatch.random import generator_of, key_of
 from .inplace import destroyed_inputs, layout_allows
@@ -95,21 +97,23 @@ class HlographLinker(JITLinker):
     )
 
     def __init__(self, platform: str | None = None, pipeline: str = "O2", allow_gc: bool | None = None,
-                 schedule=None):
+                 schedule=None, executor: str = "auto"):
         super().__init__(allow_gc=allow_gc, schedule=schedule)
         self.platform = platform
         self.pipeline = pipeline
+        self.executor = check_executor(executor)
 
     def accept(self, fgraph, no_recycling=None, profile=None):
         if self.fgraph is not None and self.fgraph is not fgraph:
             # a linker serves one FunctionGraph: a new one keeps the settings
-            new = type(self)(platform=self.platform, pipeline=self.pipeline, allow_gc=self.allow_gc)
+            new = type(self)(platform=self.platform, pipeline=self.pipeline, allow_gc=self.allow_gc,
+                             executor=self.executor)
             return new.accept(fgraph, no_recycling, profile)
         return super().accept(fgraph, no_recycling, profile)
 
     def fgraph_convert(self, fgraph, order=None, input_storage=None, output_storage=None,
                        storage_map=None, **kwargs):
-        return CompiledGraph(fgraph, platform=self.platform, pipeline=self.pipeline)
+        return CompiledGraph(fgraph, platform=self.platform, pipeline=self.pipeline, executor=self.executor)
 
     def jit_compile(self, fn):
         return fn
@@ -146,27 +150,54 @@ class HlographLinker(JITLinker):
         return [thunk], output_nodes, call
 
     def __repr__(self) -> str:
-        return f"HlographLinker(platform={self.platform!r}, pipeline={self.pipeline!r})"
+        return (f"HlographLinker(platform={self.platform!r}, pipeline={self.pipeline!r}, "
+                f"executor={self.executor!r})")
+
+
+#: the ``executor`` settings: "auto" runs a small graph (static shapes, every node one the
+#: host executor takes, no value above ``vm.MAX_ELEMENTS`` elements) on the host executor
+#: when the platform is the CPU, and everything else through XLA; "xla" always uses XLA
+EXECUTORS = ("auto", "xla")
+
+
+def check_executor(executor: str) -> str:
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(map(repr, EXECUTORS))}, got {executor!r}")
+    return executor
 
 
 class _Entry:
-    """A compiled hlograph function and what the conversion recorded."""
+    """What runs a conversion: ``run(*args) -> outputs``, the compiled hlograph function
+    (``function``: compiled on first use when the host executor runs the graph) and what
+    the conversion recorded."""
 
-    __slots__ = ("function", "conversion")
+    __slots__ = ("run", "conversion", "program", "_function", "_compile")
 
-    def __init__(self, function, conversion: Conversion):
-        self.function = function
+    def __init__(self, function, conversion: Conversion, program=None, compile_function=None):
+        #: the host executor's Program, or None (XLA runs the graph)
+        self.program = program
+        self.run = function if program is None else program
+        self._function = function
+        self._compile = compile_function
         self.conversion = conversion
+
+    @property
+    def function(self):
+        """The ``hlograph.compiler.Function`` of the conversion (its StableHLO, ``explain()``)."""
+        if self._function is None:
+            self._function = self._compile()
+        return self._function
 
 
 class CompiledGraph:
     """The callable of a FunctionGraph compiled with hlograph: ``(*args) -> [outputs]``
     (NumPy arrays the caller owns)."""
 
-    def __init__(self, fgraph, platform: str | None = None, pipeline: str = "O2"):
+    def __init__(self, fgraph, platform: str | None = None, pipeline: str = "O2", executor: str = "auto"):
         self.fgraph = fgraph
         self.platform = platform
         self.pipeline = pipeline
+        self.executor = check_executor(executor)
         self._lock = threading.Lock()
         self._by_shapes: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last: _Entry | None = None
@@ -217,8 +248,26 @@ class CompiledGraph:
         return self._generic is None
 
     def _compile(self, conv: Conversion) -> _Entry:
-        fn = hg_compile(conv.graph, pipeline=self.pipeline, platform=self.platform)
-        return _Entry(fn, conv)
+        def compile_function():
+            return hg_compile(conv.graph, pipeline=self.pipeline, platform=self.platform)
+
+        if self.executor == "auto" and self._on_cpu():
+            try:
+                program = vm.assemble(conv.graph)
+            except vm.Unsupported:
+                program = None
+            except Exception:  # noqa: BLE001 - the executor's own failure: XLA runs the graph
+                log.COMPILE.debug("host executor: assembling failed", exc_info=True)
+                program = None
+            if program is not None:
+                return _Entry(None, conv, program, compile_function)
+        return _Entry(compile_function(), conv)
+
+    def _on_cpu(self) -> bool:
+        if self.platform is not None:
+            return self.platform == "cpu"
+        from ...runtime.devices import default_platform
+        return default_platform() == "cpu"
 
     def entry_for(self, args) -> _Entry:
         """The compiled function for arguments ``args`` (converted for their shapes if
@@ -289,8 +338,10 @@ class CompiledGraph:
                 recent = self._recent
                 entry = recent[1] if recent is not None and recent[0] == key else self._entry_for_key(key, args)
         if self._plain:
+            if entry.program is not None:  # new arrays the caller owns
+                return [o if kind == 0 else o[()] for o, kind in zip(entry.program(*args), self._out_kinds)]
             try:
-                outs = entry.function(*args)
+                outs = entry.run(*args)
             except CheckError as e:
                 raise _check_error(entry, e) from None
             return [_owned(o, args) if kind == 0 else o[()] for o, kind in zip(outs, self._out_kinds)]
@@ -302,7 +353,7 @@ class CompiledGraph:
         if entry is None:
             entry = self.entry_for(args)
         try:
-            outs = entry.function(*args)
+            outs = entry.run(*args)
         except CheckError as e:
             raise _check_error(entry, e) from None
         res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else generator_of(o)
@@ -404,14 +455,17 @@ HLOGRAPH_REWRITES = HlographRewrites(include=["fast_run", *HlographLinker.requir
                                               *HlographRewrites.OPTIONAL_TAGS])
 
 
-def mode(platform: str | None = None, pipeline: str = "O2") -> Mode:
+def mode(platform: str | None = None, pipeline: str = "O2", executor: str = "auto") -> Mode:
     """A PyTensor ``Mode`` compiling with hlograph on ``platform`` with ``pipeline``
-    (``mode="HLOGRAPH"`` is ``mode()``)."""
+    (``mode="HLOGRAPH"`` is ``mode()``). ``executor="auto"`` runs small graphs on the CPU
+    with hlograph's host executor (``hlograph.runtime.vm``: no XLA compile, a few
+    microseconds per call), ``"xla"`` compiles every graph with XLA."""
     from ...passes.pipeline import check_pipeline
     from ...runtime.devices import check_platform
     check_platform(platform)
     check_pipeline(pipeline)
-    return Mode(HlographLinker(platform=platform, pipeline=pipeline), HLOGRAPH_REWRITES)
+    check_executor(executor)
+    return Mode(HlographLinker(platform=platform, pipeline=pipeline, executor=executor), HLOGRAPH_REWRITES)
 
 
 # --- from a compiled PyTensor function to its hlograph function ----------------------------
@@ -426,10 +480,7 @@ def compiled_graph(fn) -> CompiledGraph:
     raise TypeError(f"{fn!r} is not a PyTensor function compiled with the HLOGRAPH mode")
 
 
-def hlograph_function(fn, *args: Any):
-    """The ``hlograph.compiler.Function`` behind a compiled PyTensor function: for the
-    arguments ``args`` when given (a graph converted per argument shapes has one per
-    shapes), else the one of the last call."""
+def _entry(fn, args) -> _Entry:
     cg = compiled_graph(fn)
     if args:
         inputs = [v for v in cg.fgraph.inputs]
@@ -440,16 +491,30 @@ def hlograph_function(fn, *args: Any):
             if storage is None or n_user > len(inputs):
                 raise TypeError(f"expected {len(inputs)} arguments, got {n_user}")
             args = tuple(args) + tuple(c.data for c in storage[n_user:])
-        return cg.entry_for([np.asarray(a) for a in cg.hlograph_args(args)]).function
+        return cg.entry_for([np.asarray(a) for a in cg.hlograph_args(args)])
     entry = cg.last_entry()
     if entry is None:
         raise ValueError("this function's graph is converted per argument shapes: call it first, "
                          "or pass arguments")
-    return entry.function
+    return entry
+
+
+def hlograph_function(fn, *args: Any):
+    """The ``hlograph.compiler.Function`` behind a compiled PyTensor function: for the
+    arguments ``args`` when given (a graph converted per argument shapes has one per
+    shapes), else the one of the last call. (For a graph the host executor runs, the
+    function XLA would run, compiled on this first request.)"""
+    return _entry(fn, args).function
 
 
 def explain(fn, *args: Any) -> str:
     """``Function.explain()`` of the hlograph function behind a PyTensor function
     compiled with the HLOGRAPH mode: what runs where (device modules, host segments,
-    PyTensor Ops run by their perform) and why."""
-    return hlograph_function(fn, *args).explain()
+    PyTensor Ops run by their perform) and why; a graph the host executor runs says so
+    first."""
+    entry = _entry(fn, args)
+    text = entry.function.explain()
+    if entry.program is not None:
+        text = (entry.program.explain() + " (executor='auto'); through XLA (executor='xla') it would "
+                "run as:\n" + text)
+    return text

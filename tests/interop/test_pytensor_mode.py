@@ -303,3 +303,66 @@ def test_from_pytensor_and_from_fgraph(rng):
     assert typed.inputs[0].type.shape == (2, 3) and typed.outputs[0].type.shape == (6,)
     mv = rng.normal(size=(2, 3))
     np.testing.assert_allclose(hg.compile(typed)(mv)[0], mv.reshape(-1) * 2)
+
+
+# --- the host executor: small graphs on the CPU run without XLA --------------------------------
+def _hierarchical_logp():
+    """A radon-like log-density and its gradient (scalars, vectors, an index gather)."""
+    mu, log_s = pt.dscalar("mu"), pt.dscalar("log_s")
+    a, y = pt.dvector("a"), pt.dvector("y")
+    g = pt.lvector("g")
+    s = pt.exp(log_s)
+    logp = -0.5 * (((y - a[g]) / s) ** 2).sum() - g.shape[0] * log_s - 0.5 * ((a - mu) ** 2).sum()
+    inputs = [mu, log_s, a, y, g]
+    return inputs, [logp, *pytensor.grad(logp, [mu, log_s, a])]
+
+
+def _hierarchical_values(rng):
+    g = rng.integers(0, 7, 40)
+    return [np.float64(0.3), np.float64(-0.2), rng.normal(size=7), rng.normal(size=40), g]
+
+
+def test_small_graphs_run_on_the_host_executor(rng):
+    inputs, outputs = _hierarchical_logp()
+    vals = _hierarchical_values(rng)
+    fn = pytensor.function(inputs, outputs, mode="HLOGRAPH")
+    on_xla = pytensor.function(inputs, outputs, mode=hgpt.mode(executor="xla"))
+    ref = pytensor.function(inputs, outputs, mode=py_mode)
+    got, xla, want = fn(*vals), on_xla(*vals), ref(*vals)
+    for a, b, c in zip(got, xla, want):
+        np.testing.assert_allclose(a, c, rtol=1e-12)
+        np.testing.assert_allclose(b, c, rtol=1e-12)
+        assert np.asarray(a).dtype == np.asarray(c).dtype and np.shape(a) == np.shape(c)
+    assert hgpt.compiled_graph(fn).last_entry().program is not None
+    assert hgpt.compiled_graph(on_xla).last_entry().program is None
+    text = hgpt.explain(fn)
+    assert text.startswith("the whole graph runs on the host executor") and "segment 0: device" in text
+    assert "host executor" not in hgpt.explain(on_xla)
+    # the outputs are the caller's: writing one changes nothing on the next call
+    first = fn(*vals)
+    first[3][...] = 0.0
+    np.testing.assert_allclose(fn(*vals)[3], want[3], rtol=1e-12)
+    # the XLA function stays reachable (compiled on request)
+    assert "stablehlo" in hgpt.hlograph_function(fn).lower().as_text()
+
+
+def test_host_executor_errors_and_settings(rng):
+    x, i = pt.dvector("x"), pt.lvector("i")
+    fn = pytensor.function([x, i], x[i] * 2, mode="HLOGRAPH")
+    np.testing.assert_allclose(fn([1.0, 2.0, 3.0], [2, -1, 0]), [6.0, 6.0, 2.0])
+    assert hgpt.compiled_graph(fn).last_entry().program is not None
+    with pytest.raises(IndexError, match="out of bounds"):
+        fn([1.0, 2.0, 3.0], [3])
+    # what the executor does not take goes to XLA: a sort
+    fs = pytensor.function([x], pt.sort(x) + 1, mode="HLOGRAPH")
+    np.testing.assert_allclose(fs([3.0, 1.0, 2.0]), [2.0, 3.0, 4.0])
+    assert hgpt.compiled_graph(fs).last_entry().program is None
+    # large values too
+    big = pytensor.function([x], pt.exp(x).sum(), mode="HLOGRAPH")
+    v = rng.normal(size=200_000)
+    np.testing.assert_allclose(big(v), np.exp(v).sum(), rtol=1e-9)
+    assert hgpt.compiled_graph(big).last_entry().program is None
+    with pytest.raises(ValueError, match="executor"):
+        hgpt.mode(executor="numba")
+    with pytest.raises(ValueError, match="executor"):
+        hgpt.HlographLinker(executor="gpu")
