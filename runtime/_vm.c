@@ -12,7 +12,9 @@
  *   opcode, sub, ndim, nops, shape[ndim],
  *   nops x (slot, offset, dtype, strides[ndim]),
  *   nextra, extra[nextra]
- * The iteration space is ``shape``; operand k advances by its strides over it.
+ * The iteration space is ``shape``; operand k advances by its strides over it (the
+ * linear algebra opcodes, OP_CHOL and OP_TRSM, iterate over all but the last two dims,
+ * which are the matrices' own: see run_linalg).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,9 +25,10 @@
 #include <string.h>
 
 #define MAXD 16
-#define MAXOPS 4
+#define MAXOPS 8
 
-enum { OP_EW = 1, OP_FILL = 2, OP_REDUCE = 3, OP_DOT = 4, OP_GATHER = 5, OP_SCATTER = 6 };
+enum { OP_EW = 1, OP_FILL = 2, OP_REDUCE = 3, OP_DOT = 4, OP_GATHER = 5, OP_SCATTER = 6, OP_CUM = 7,
+       OP_CHOL = 8, OP_TRSM = 9 };
 enum { DT_F64 = 0, DT_F32 = 1, DT_I64 = 2, DT_I32 = 3, DT_BOOL = 4 };
 enum { CL_F = 0, CL_I = 1 };
 
@@ -97,6 +100,15 @@ static inline double sgn(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 
 
 static inline double fmax_np(double a, double b) { return (a >= b || isnan(a)) ? a : b; }
 static inline double fmin_np(double a, double b) { return (a <= b || isnan(a)) ? a : b; }
+
+/* NumPy's power of a scalar exponent (one fixed over the ufunc's inner loop, as a 0-d
+   one always is): 2, 0.5 and -1 are x * x, sqrt(x) and 1 / x (so -0.0 ** 0.5 is -0.0, as
+   NumPy's), not pow's results (which may differ in the last bit); -1 when pow computes
+   it. (An exponent broadcast along some dims only is pow's: NumPy's iterator may or may
+   not make it fixed in its inner loop.) */
+static inline int pow_as_unary(double b) {
+    return b == 2.0 ? F_SQUARE : b == 0.5 ? F_SQRT : b == -1.0 ? F_RECIP : -1;
+}
 
 static inline double f1(int f, double x) {
     switch (f) {
@@ -306,6 +318,250 @@ static int index_error(int64_t i, int64_t n) {
     return -1;
 }
 
+/* One row of a contraction: out[i] += a[i] * b[i] over the row (ops: out, a, b). */
+static inline void dot_row(int cls, int64_t inner, char *p0, int64_t s0, int d0, const char *p1, int64_t s1,
+                           int d1, const char *p2, int64_t s2, int d2) {
+    if (cls != CL_F) {
+        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)
+            sti(p0, d0, (int64_t)((uint64_t)ldi(p0, d0) + (uint64_t)ldi(p1, d1) * (uint64_t)ldi(p2, d2)));
+    } else if (d0 == DT_F64 && d1 == DT_F64 && d2 == DT_F64 && s0 == 0) {
+        double acc = *(double *)p0;
+        for (int64_t i = 0; i < inner; i++, p1 += s1, p2 += s2) acc += *(const double *)p1 * *(const double *)p2;
+        *(double *)p0 = acc;
+    } else if (d0 == DT_F64 && s0 == 8 && (s1 == 0 || s2 == 0) && d1 <= DT_F32 && d2 <= DT_F32) {
+        /* a row of the output plus a scalar times a row (vm.py puts a unit-stride output
+           dim innermost): each element's terms added in the same order */
+        double *o_ = (double *)p0;
+        const char *pv = s1 == 0 ? p2 : p1;
+        int64_t sv = s1 == 0 ? s2 : s1;
+        int dv = s1 == 0 ? d2 : d1;
+        double c = s1 == 0 ? ldf(p1, d1) : ldf(p2, d2);
+        if (dv == DT_F64 && sv == 8) {
+            const double *v_ = (const double *)pv;
+            for (int64_t i = 0; i < inner; i++) o_[i] += c * v_[i];
+        } else if (dv == DT_F32 && sv == 4) {
+            const float *v_ = (const float *)pv;
+            for (int64_t i = 0; i < inner; i++) o_[i] += c * (double)v_[i];
+        } else
+            for (int64_t i = 0; i < inner; i++, pv += sv) o_[i] += c * ldf(pv, dv);
+    } else
+        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)
+            stf(p0, d0, ldf(p0, d0) + ldf(p1, d1) * ldf(p2, d2));
+}
+
+/* OP_DOT -- ops: out (0 strides on the contracted dims, filled first), a, b: the rows of
+   the last dim, looped here over the last two (a contraction's rows are short) */
+static void run_dot(int cls, int nd, const int64_t *shape, Operand *ops) {
+    if (nd == 0) {
+        dot_row(cls, 1, ops[0].p, 0, ops[0].dt, ops[1].p, 0, ops[1].dt, ops[2].p, 0, ops[2].dt);
+        return;
+    }
+    int last = nd - 1, nb = nd - 2;
+    int64_t inner = shape[last], m = nd > 1 ? shape[nd - 2] : 1;
+    int64_t t0 = nd > 1 ? ops[0].st[nd - 2] : 0, t1 = nd > 1 ? ops[1].st[nd - 2] : 0,
+            t2 = nd > 1 ? ops[2].st[nd - 2] : 0;
+    int64_t bidx[MAXD];
+    memset(bidx, 0, sizeof(bidx));
+    int64_t s0 = ops[0].st[last], s1 = ops[1].st[last], s2 = ops[2].st[last];
+    /* out's row fixed over dim nd - 2 (a contracted dim), plus scalar-times-row terms:
+       four at a time with the row in registers (each element's terms in the same order) */
+    int blocked = cls == CL_F && nd > 1 && t0 == 0 && s0 == 8 && ops[0].dt == DT_F64 && ops[1].dt == DT_F64
+                  && ops[2].dt == DT_F64 && ((s1 == 0 && s2 == 8) || (s2 == 0 && s1 == 8));
+    /* out fixed over the last dim (the contracted one), not over dim nd - 2: four dot
+       products at a time, into four elements (each its terms in order) */
+    int dotted = !blocked && cls == CL_F && nd > 1 && s0 == 0 && t0 != 0 && ops[0].dt == DT_F64
+                 && ops[1].dt == DT_F64 && ops[2].dt == DT_F64;
+    for (;;) {
+        char *p0 = ops[0].p, *p1 = ops[1].p, *p2 = ops[2].p;
+        int64_t r = 0;
+        if (blocked) {
+            double *o_ = (double *)p0;
+            const char *pc = s1 == 0 ? p1 : p2, *pv = s1 == 0 ? p2 : p1;
+            int64_t tc = s1 == 0 ? t1 : t2, tv = s1 == 0 ? t2 : t1;
+            for (; r + 4 <= m; r += 4) {
+                double c0 = *(const double *)(pc + r * tc), c1 = *(const double *)(pc + (r + 1) * tc),
+                       c2 = *(const double *)(pc + (r + 2) * tc), c3 = *(const double *)(pc + (r + 3) * tc);
+                const double *v0 = (const double *)(pv + r * tv), *v1 = (const double *)(pv + (r + 1) * tv),
+                             *v2 = (const double *)(pv + (r + 2) * tv), *v3 = (const double *)(pv + (r + 3) * tv);
+                for (int64_t i = 0; i < inner; i++) {
+                    double t = o_[i];
+                    t += c0 * v0[i];
+                    t += c1 * v1[i];
+                    t += c2 * v2[i];
+                    t += c3 * v3[i];
+                    o_[i] = t;
+                }
+            }
+            p1 += r * t1, p2 += r * t2;
+        } else if (dotted) {
+            for (; r + 4 <= m; r += 4, p0 += 4 * t0, p1 += 4 * t1, p2 += 4 * t2) {
+                double *o0 = (double *)p0, *o1 = (double *)(p0 + t0), *o2 = (double *)(p0 + 2 * t0),
+                       *o3 = (double *)(p0 + 3 * t0);
+                double a0 = *o0, a1 = *o1, a2 = *o2, a3 = *o3;
+                const char *x = p1, *y = p2;
+                for (int64_t i = 0; i < inner; i++, x += s1, y += s2) {
+                    a0 += *(const double *)x * *(const double *)y;
+                    a1 += *(const double *)(x + t1) * *(const double *)(y + t2);
+                    a2 += *(const double *)(x + 2 * t1) * *(const double *)(y + 2 * t2);
+                    a3 += *(const double *)(x + 3 * t1) * *(const double *)(y + 3 * t2);
+                }
+                *o0 = a0, *o1 = a1, *o2 = a2, *o3 = a3;
+            }
+        }
+        for (; r < m; r++, p0 += t0, p1 += t1, p2 += t2)
+            dot_row(cls, inner, p0, ops[0].st[last], ops[0].dt, p1, ops[1].st[last], ops[1].dt, p2,
+                    ops[2].st[last], ops[2].dt);
+        int d = nb - 1;
+        for (; d >= 0; d--) {
+            bidx[d]++;
+            for (int k = 0; k < 3; k++) ops[k].p += ops[k].st[d];
+            if (bidx[d] < shape[d]) break;
+            for (int k = 0; k < 3; k++) ops[k].p -= ops[k].st[d] * shape[d];
+            bidx[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
+/* --- linear algebra: one float64 matrix at a time (vm.py casts to and from float64) ---- */
+#define AT(p, s0, s1, i, j) (*(double *)((p) + (i) * (s0) + (j) * (s1)))
+
+/* numpy.linalg.LinAlgError(message), as perform raises it */
+static int linalg_error(const char *fmt, long long i) {
+    PyObject *mod = PyImport_ImportModule("numpy.linalg");
+    PyObject *cls = mod ? PyObject_GetAttrString(mod, "LinAlgError") : NULL;
+    Py_XDECREF(mod);
+    if (!cls) return -1;
+    PyErr_Format(cls, fmt, i);
+    Py_DECREF(cls);
+    return -1;
+}
+
+/* The lower Cholesky factor of the n x n matrix a (its lower triangle read) into w, column
+   by column (w's upper triangle zeroed), as LAPACK's unblocked potf2 computes it. A pivot
+   that is not positive raises LinAlgError as numpy.linalg.cholesky (``raise``), or makes
+   the whole factor NaN (its upper triangle 0) as compiled code's; a NaN pivot passes
+   (OpenBLAS's test is ``ajj <= 0``) and gives NaNs, as NumPy's and compiled code's. */
+static int cholesky_one(const char *a, int64_t as0, int64_t as1, char *w, int64_t ws0, int64_t ws1, int64_t n,
+                        int raise) {
+    for (int64_t j = 0; j < n; j++) {
+        double s = AT(a, as0, as1, j, j);
+        for (int64_t k = 0; k < j; k++) {
+            double l = AT(w, ws0, ws1, j, k);
+            s -= l * l;
+        }
+        if (s <= 0) {
+            if (raise) return linalg_error("Matrix is not positive definite", 0);
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t k = 0; k < n; k++) AT(w, ws0, ws1, i, k) = k <= i ? NAN : 0.0;
+            return 0;
+        }
+        double d = sqrt(s);
+        AT(w, ws0, ws1, j, j) = d;
+        for (int64_t i = 0; i < j; i++) AT(w, ws0, ws1, i, j) = 0.0;
+        int64_t i = j + 1;
+        for (; i + 4 <= n; i += 4) { /* four rows at a time (each its terms in order) */
+            double t0 = AT(a, as0, as1, i, j), t1 = AT(a, as0, as1, i + 1, j), t2 = AT(a, as0, as1, i + 2, j),
+                   t3 = AT(a, as0, as1, i + 3, j);
+            for (int64_t k = 0; k < j; k++) {
+                double l = AT(w, ws0, ws1, j, k);
+                t0 -= AT(w, ws0, ws1, i, k) * l;
+                t1 -= AT(w, ws0, ws1, i + 1, k) * l;
+                t2 -= AT(w, ws0, ws1, i + 2, k) * l;
+                t3 -= AT(w, ws0, ws1, i + 3, k) * l;
+            }
+            AT(w, ws0, ws1, i, j) = t0 / d;
+            AT(w, ws0, ws1, i + 1, j) = t1 / d;
+            AT(w, ws0, ws1, i + 2, j) = t2 / d;
+            AT(w, ws0, ws1, i + 3, j) = t3 / d;
+        }
+        for (; i < n; i++) {
+            double t = AT(a, as0, as1, i, j);
+            for (int64_t k = 0; k < j; k++) t -= AT(w, ws0, ws1, i, k) * AT(w, ws0, ws1, j, k);
+            AT(w, ws0, ws1, i, j) = t / d;
+        }
+    }
+    return 0;
+}
+
+/* x with m x = b for the n x n triangular m (only its lower (upper) triangle read; a unit
+   diagonal when ``unit``) and b n x k, into w (n x k), by forward (back) substitution
+   over all k columns at once: x[i] = (b[i] - sum_j m[i, j] x[j]) / m[i, i], the terms
+   subtracted in the order LAPACK's trsm does. ``check``: a zero on m's diagonal raises
+   LinAlgError as scipy.linalg.solve_triangular (trtrs) does, before anything is solved;
+   else it divides by zero (infinities and NaNs, as compiled code's and potrs'). */
+static int trsm_one(const char *m, int64_t ms0, int64_t ms1, const char *b, int64_t bs0, int64_t bs1,
+                    char *w, int64_t ws0, int64_t ws1, int64_t n, int64_t k, int lower, int unit, int check) {
+    if (check && !unit)
+        for (int64_t i = 0; i < n; i++)
+            if (AT(m, ms0, ms1, i, i) == 0)
+                return linalg_error("singular matrix: resolution failed at diagonal %lld", (long long)i);
+    for (int64_t r = 0; r < n; r++) {
+        int64_t i = lower ? r : n - 1 - r;
+        for (int64_t c = 0; c < k; c++) AT(w, ws0, ws1, i, c) = AT(b, bs0, bs1, i, c);
+        /* the solved rows, nearest the diagonal last (lower: 0, 1, ..., i - 1) */
+        int64_t q = 0;
+        if (ws1 == 8) { /* four rows at a time, row i in registers (the same order of terms) */
+            double *wi = (double *)(w + i * ws0);
+            for (; q + 4 <= r; q += 4) {
+                int64_t j0 = lower ? q : n - 1 - q, j1 = lower ? q + 1 : n - 2 - q, j2 = lower ? q + 2 : n - 3 - q,
+                        j3 = lower ? q + 3 : n - 4 - q;
+                double m0 = AT(m, ms0, ms1, i, j0), m1 = AT(m, ms0, ms1, i, j1), m2 = AT(m, ms0, ms1, i, j2),
+                       m3 = AT(m, ms0, ms1, i, j3);
+                const double *w0 = (const double *)(w + j0 * ws0), *w1 = (const double *)(w + j1 * ws0),
+                             *w2 = (const double *)(w + j2 * ws0), *w3 = (const double *)(w + j3 * ws0);
+                for (int64_t c = 0; c < k; c++) {
+                    double t = wi[c];
+                    t -= m0 * w0[c];
+                    t -= m1 * w1[c];
+                    t -= m2 * w2[c];
+                    t -= m3 * w3[c];
+                    wi[c] = t;
+                }
+            }
+        }
+        for (; q < r; q++) {
+            int64_t j = lower ? q : n - 1 - q;
+            double mij = AT(m, ms0, ms1, i, j);
+            for (int64_t c = 0; c < k; c++) AT(w, ws0, ws1, i, c) -= mij * AT(w, ws0, ws1, j, c);
+        }
+        if (!unit) {
+            double d = AT(m, ms0, ms1, i, i);
+            for (int64_t c = 0; c < k; c++) AT(w, ws0, ws1, i, c) /= d;
+        }
+    }
+    return 0;
+}
+
+/* OP_CHOL -- ops: w (the factor), a; shape: batch..., n, n; sub: 1 raise LinAlgError
+   where a matrix is not positive definite (else its factor is NaN).
+   OP_TRSM -- ops: w (the solution), m, b; shape: batch..., n, k; sub: 1 lower, 2 unit
+   diagonal, 4 check the diagonal. The last two strides of each operand are its own
+   matrix's (row, column) strides; the batch dims are iterated here. */
+static int run_linalg(int op, int sub, int nd, const int64_t *shape, int nops, Operand *ops) {
+    int nb = nd - 2;
+    int64_t bidx[MAXD];
+    memset(bidx, 0, sizeof(bidx));
+    int64_t r = nd - 2, c = nd - 1;
+    for (;;) {
+        int rc = op == OP_CHOL
+            ? cholesky_one(ops[1].p, ops[1].st[r], ops[1].st[c], ops[0].p, ops[0].st[r], ops[0].st[c], shape[r],
+                           sub & 1)
+            : trsm_one(ops[1].p, ops[1].st[r], ops[1].st[c], ops[2].p, ops[2].st[r], ops[2].st[c], ops[0].p,
+                       ops[0].st[r], ops[0].st[c], shape[r], shape[c], sub & 1, (sub & 2) != 0, (sub & 4) != 0);
+        if (rc < 0) return -1;
+        int d = nb - 1;
+        for (; d >= 0; d--) {
+            bidx[d]++;
+            for (int k = 0; k < nops; k++) ops[k].p += ops[k].st[d];
+            if (bidx[d] < shape[d]) break;
+            for (int k = 0; k < nops; k++) ops[k].p -= ops[k].st[d] * shape[d];
+            bidx[d] = 0;
+        }
+        if (d < 0) return 0;
+    }
+}
+
 static int run_code(Program *self, char **slots) {
     const int64_t *c = self->code, *end = self->code + self->ncode;
     Operand ops[MAXOPS];
@@ -325,11 +581,29 @@ static int run_code(Program *self, char **slots) {
         c += 1 + nextra;
         int64_t total;
         if (!count_elements(nd, shape, &total)) continue;
+        if (op == OP_DOT) {
+            run_dot(nextra > 0 ? (int)extra[0] : CL_F, nd, shape, ops);
+            continue;
+        }
+        if (op == OP_CHOL || op == OP_TRSM) {
+            if (nd < 2 || nops < (op == OP_CHOL ? 2 : 3)) {
+                PyErr_SetString(PyExc_RuntimeError, "hlograph vm: a malformed linear algebra instruction");
+                return -1;
+            }
+            if (run_linalg(op, sub, nd, shape, nops, ops) < 0) return -1;
+            continue;
+        }
         memset(idx, 0, sizeof(idx));
         int64_t inner = nd ? shape[nd - 1] : 1;
         int last = nd ? nd - 1 : 0;
         Operand *o = ops;
         int cls = nextra > 0 ? (int)extra[0] : CL_F;
+        int pow_scalar = -1; /* x ** c of a scalar exponent (0 strides): as a unary function */
+        if (op == OP_EW && sub == F_POW && cls == CL_F && nops == 3) {
+            int scalar = 1;
+            for (int d = 0; d < nd; d++) scalar &= ops[2].st[d] == 0;
+            if (scalar) pow_scalar = pow_as_unary(ldf(ops[2].p, ops[2].dt));
+        }
         do {
             char *p0 = ops[0].p, *p1 = nops > 1 ? ops[1].p : NULL, *p2 = nops > 2 ? ops[2].p : NULL,
                  *p3 = nops > 3 ? ops[3].p : NULL;
@@ -339,14 +613,25 @@ static int run_code(Program *self, char **slots) {
             switch (op) {
             case OP_EW:
                 if (sub == F_SELECT) {
-                    if (cls == CL_F)
+                    if (d0 == DT_F64 && d1 == DT_BOOL && d2 == DT_F64 && d3 == DT_F64)
+                        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2, p3 += s3)
+                            *(double *)p0 = *(const uint8_t *)p1 ? *(const double *)p2 : *(const double *)p3;
+                    else if (cls == CL_F)
                         for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2, p3 += s3)
                             stf(p0, d0, ldf(p1, d1) != 0 ? ldf(p2, d2) : ldf(p3, d3));
                     else
                         for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2, p3 += s3)
                             sti(p0, d0, ldf(p1, d1) != 0 ? ldi(p2, d2) : ldi(p3, d3));
                 } else if (sub >= F_ADD) {
-                    if (cls == CL_F) {
+                    int pf = pow_scalar;
+                    if (pf >= 0) {
+                        if (pf == F_SQUARE && d0 == DT_F64 && d1 == DT_F64 && s0 == 8 && s1 == 8) {
+                            double *o_ = (double *)p0;
+                            const double *x_ = (const double *)p1;
+                            for (int64_t i = 0; i < inner; i++) o_[i] = x_[i] * x_[i];
+                        } else
+                            for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1) stf(p0, d0, f1(pf, ldf(p1, d1)));
+                    } else if (cls == CL_F) {
                         if (d0 == DT_F64 && d1 == DT_F64 && d2 == DT_F64) {
                             switch (sub) { BINARY_CASES }
                         } else
@@ -424,39 +709,30 @@ static int run_code(Program *self, char **slots) {
                     }
                 }
                 break;
-            case OP_DOT:
-                if (cls == CL_F) {
-                    if (d0 == DT_F64 && d1 == DT_F64 && d2 == DT_F64 && s0 == 0) {
-                        double acc = *(double *)p0;
-                        for (int64_t i = 0; i < inner; i++, p1 += s1, p2 += s2) acc += *(double *)p1 * *(double *)p2;
-                        *(double *)p0 = acc;
-                    } else
-                        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)
-                            stf(p0, d0, ldf(p0, d0) + ldf(p1, d1) * ldf(p2, d2));
-                } else
-                    for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)
-                        sti(p0, d0, (int64_t)((uint64_t)ldi(p0, d0) + (uint64_t)ldi(p1, d1) * (uint64_t)ldi(p2, d2)));
-                break;
-            case OP_GATHER: {
-                /* ops: out, x (0 strides on the index dims), index; extra: class, axis stride, axis length */
-                int64_t ast = extra[1], alen = extra[2];
-                int64_t isz = d0 == DT_F64 || d0 == DT_I64 ? 8 : d0 == DT_BOOL ? 1 : 4;
-                for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2) {
-                    int64_t j = ldi(p2, d2);
-                    if (j < 0) j += alen;
-                    if (j < 0 || j >= alen) return index_error(ldi(p2, d2), alen);
-                    memcpy(p0, p1 + j * ast, (size_t)isz);
-                }
-                break;
-            }
+            case OP_GATHER:
             case OP_SCATTER: {
-                /* ops: out (0 strides on the index dims), v, index; extra: class, axis stride, axis length */
-                int64_t ast = extra[1], alen = extra[2];
-                for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2) {
-                    int64_t j = ldi(p2, d2);
-                    if (j < 0) j += alen;
-                    if (j < 0 || j >= alen) return index_error(ldi(p2, d2), alen);
-                    char *t = p0 + j * ast;
+                /* gather -- ops: out, x (0 strides on the index dims), k index arrays; an
+                   element of out is x at the sum of (index q) * (stride q).
+                   scatter -- ops: out (0 strides on the index dims), v, k index arrays; v's
+                   element is combined (sub) into out at that offset.
+                   extra: class, k, then k x (axis stride, axis length) */
+                int k = (int)extra[1];
+                int64_t isz = d0 == DT_F64 || d0 == DT_I64 ? 8 : d0 == DT_BOOL ? 1 : 4;
+                for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1) {
+                    int64_t off = 0;
+                    for (int q = 0; q < k; q++) {
+                        const Operand *iq = &ops[2 + q];
+                        int64_t j0 = ldi(iq->p + i * (nd ? iq->st[last] : 0), iq->dt), j = j0;
+                        int64_t alen = extra[3 + 2 * q];
+                        if (j < 0) j += alen;
+                        if (j < 0 || j >= alen) return index_error(j0, alen);
+                        off += j * extra[2 + 2 * q];
+                    }
+                    if (op == OP_GATHER) {
+                        memcpy(p0, p1 + off, (size_t)isz);
+                        continue;
+                    }
+                    char *t = p0 + off;
                     if (cls == CL_F) {
                         double a = ldf(t, d0), v = ldf(p1, d1);
                         switch (sub) {
@@ -477,6 +753,34 @@ static int run_code(Program *self, char **slots) {
                         default: a = a > v ? a : v; break;
                         }
                         sti(t, d0, a);
+                    }
+                }
+                break;
+            }
+            case OP_CUM: {
+                /* ops: out, x; the inner dim is the accumulated one (never merged with others);
+                   sub: 0 add, 1 multiply. From the first element, as NumPy's accumulate (a
+                   sum from 0 would turn a leading -0.0 into 0.0) */
+                if (cls == CL_F) {
+                    double acc = ldf(p1, d1);
+                    stf(p0, d0, acc);
+                    p0 += s0, p1 += s1;
+                    for (int64_t i = 1; i < inner; i++, p0 += s0, p1 += s1) {
+                        double x = ldf(p1, d1);
+                        acc = sub ? acc * x : acc + x;
+                        /* NumPy accumulates float32 in float32 (the double result of two
+                           floats rounds to the float32 one: no double rounding issue) */
+                        if (d0 == DT_F32) acc = (double)(float)acc;
+                        stf(p0, d0, acc);
+                    }
+                } else {
+                    int64_t acc = ldi(p1, d1);
+                    sti(p0, d0, acc);
+                    p0 += s0, p1 += s1;
+                    for (int64_t i = 1; i < inner; i++, p0 += s0, p1 += s1) {
+                        int64_t x = ldi(p1, d1);
+                        acc = sub ? (int64_t)((uint64_t)acc * (uint64_t)x) : (int64_t)((uint64_t)acc + (uint64_t)x);
+                        sti(p0, d0, acc);
                     }
                 }
                 break;

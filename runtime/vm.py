@@ -17,21 +17,37 @@ take, and the graph goes to XLA as usual):
 - ``Sum``, ``Prod``, ``Max``, ``Min``, ``All``, ``Any`` over any axes;
 - ``DotGeneral`` (batch dims broadcast), float and integer;
 - ``Reshape``, ``Transpose``, ``BroadcastTo``, ``ExpandDims``, ``Squeeze``,
-  ``Subtensor``, ``Concatenate``;
-- ``AdvancedSubtensor`` and ``AdvancedIncSubtensor`` (every mode) with one index
-  array and slices elsewhere: an index out of range raises ``IndexError``, as
-  ``perform`` does (a gather or update of no elements at a non-empty index is
-  refused: it checks no index); ``AdvancedIncSubtensor`` of a basic index (slices, ints);
+  ``SpecifyShape``, ``Subtensor``, ``Concatenate``;
+- ``AdvancedSubtensor`` and ``AdvancedIncSubtensor`` (every mode; duplicate indices
+  accumulate, ``set`` keeps the last write) with up to six index arrays (int64 or int32,
+  broadcast together; ints among them are 0-d arrays) and slices elsewhere, no new
+  axes: NumPy's rule places the broadcast index shape where the indexed dims are when
+  they are adjacent, first otherwise; an index out of range raises ``IndexError``, as
+  ``perform`` does (a gather or update of no elements at a non-empty index is refused:
+  it checks no index); ``AdvancedIncSubtensor`` of a basic index (slices, ints);
+- ``CumOp`` of modes ``add`` and ``mul`` (cumsum, cumprod) along any axis or of the
+  flattened input, as NumPy's: from the first element, in order, float32 rounding at
+  each step;
 - ``Softmax`` and ``LogSoftmax`` (float);
-- any node whose inputs are all constants or computed from constants only
-  (evaluated once, by ``perform``).
+- ``Cholesky`` and ``SolveTriangular`` (every ``lower``, ``trans``, ``unit_diagonal``;
+  ``b`` a vector or matrices) and ``ChoSolve``, float64 and float32 (computed in double),
+  batch dims broadcast, one matrix at a time: unblocked Cholesky and substitution. A
+  matrix that is not positive definite, or a zero on a triangular solve's diagonal,
+  gives what compiled code gives (a factor of NaNs; infinities and NaNs), not
+  ``perform``'s numpy.linalg.LinAlgError, unless ``assemble(..., linalg_errors="raise")``
+  (``ChoSolve`` never checks, as ``perform``'s potrs); a NaN pivot gives NaNs from it
+  on, as LAPACK's;
+- any node whose inputs are all constants or computed from constants only, and nodes
+  of no inputs (``zeros``, ``full``, ``arange``, ``eye``): evaluated once, by ``perform``.
 
 Inputs, constants and results count as values too: each must have rank <= 16 and at
 most ``MAX_ELEMENTS`` elements.
 
 Semantics are ``perform``'s (NumPy's): floats compute in double and round to the
-result's dtype, integers wrap around, ``maximum``/``max`` propagate NaN. Sums add in
-order (NumPy adds pairwise): results may differ from NumPy's in the last bits.
+result's dtype, integers wrap around, ``maximum``/``max`` propagate NaN, ``x ** c`` of
+a scalar exponent 2, 0.5 or -1 is NumPy's ``x * x``, ``sqrt(x)``, ``1 / x``. Sums add in
+order (NumPy adds pairwise) and the linear algebra is unblocked (LAPACK's is blocked,
+float32 LAPACK computes in float32): results may differ from NumPy's in the last bits.
 """
 
 from __future__ import annotations
@@ -42,6 +58,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..frontend.graph import Constant, Graph, Variable
+from ..frontend.ops import construct as cs
 from ..frontend.ops import elemwise as ew
 from ..frontend.ops import indexing as ix
 from ..frontend.ops import linalg as la
@@ -62,8 +79,10 @@ AVAILABLE = _vm is not None
 #: its fused, vectorized and threaded kernels win there)
 MAX_ELEMENTS = 1 << 16
 
-OP_EW, OP_FILL, OP_REDUCE, OP_DOT, OP_GATHER, OP_SCATTER = 1, 2, 3, 4, 5, 6
+OP_EW, OP_FILL, OP_REDUCE, OP_DOT, OP_GATHER, OP_SCATTER, OP_CUM, OP_CHOL, OP_TRSM = 1, 2, 3, 4, 5, 6, 7, 8, 9
 CL_F, CL_I = 0, 1
+#: the instructions whose iteration order does not matter (up to the order of a sum)
+_REORDERED = frozenset((OP_EW, OP_FILL, OP_REDUCE, OP_DOT))
 _DT = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int64): 2, np.dtype(np.int32): 3,
        np.dtype(np.bool_): 4}
 _FLOATS = frozenset((np.dtype(np.float64), np.dtype(np.float32)))
@@ -161,8 +180,9 @@ def _broadcast_strides(v: _View, shape: tuple) -> tuple:
 
 
 class _Assembler:
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, linalg_errors: str = "nan"):
         self.graph = graph
+        self.raise_linalg_errors = linalg_errors == "raise"
         self.values: dict[int, _View] = {}
         self.consts: list[np.ndarray] = []
         self.folded: dict[int, np.ndarray] = {}  # values of nodes evaluated on constants
@@ -201,6 +221,14 @@ class _Assembler:
 
     def emit(self, op: int, sub: int, shape: tuple, operands: list, extra: Sequence[int] = ()):
         shape, strides = _collapse(shape, [st for _, st in operands])
+        if op in _REORDERED and len(shape) >= 2 and shape[-1] < 16:
+            # a short inner dim costs a row step per few elements: put the longest dim
+            # innermost (these instructions give the same result in any order)
+            d = max(range(len(shape)), key=lambda k: shape[k])
+            if shape[d] >= 4 * shape[-1]:
+                order = [k for k in range(len(shape)) if k != d] + [d]
+                shape = tuple(shape[k] for k in order)
+                strides = [tuple(st[k] for k in order) for st in strides]
         if len(shape) > 16:
             raise Unsupported(f"a value of rank {len(shape)}")
         self.code.append((op, sub, shape, [(v, st) for (v, _), st in zip(operands, strides)], tuple(extra)))
@@ -234,7 +262,7 @@ class _Assembler:
             for o in node.outputs:
                 if not o.type.is_static:
                     raise Unsupported(f"{node.op}: an output of type {o.type}")
-            if node.inputs and all(self.is_constant(v) for v in node.inputs) and not node.op.inner_graphs:
+            if all(self.is_constant(v) for v in node.inputs) and not node.op.inner_graphs:
                 self.fold(node)
                 continue
             method = _NODES.get(type(node.op))
@@ -361,6 +389,13 @@ class _Assembler:
                 strides.extend([0] * len(fa))
                 strides.extend(v.strides[d] for d in free)
             strides.extend(v.strides[d] for d in contract)
+        nout = len(out.shape)
+        if (ca and nout and acc.dtype == np.float64 and so[nout - 1] == 8
+                and (sa[nout - 1] == a.dtype.itemsize or sb[nout - 1] == b.dtype.itemsize)):
+            # the output's unit-stride dim innermost, the contraction around it: rows of the
+            # output accumulate scalar-times-row terms (each element's in the same order)
+            perm = list(range(nout - 1)) + list(range(nout, len(space))) + [nout - 1]
+            space, so, sa, sb = ([x[p] for p in perm] for x in (space, so, sa, sb))
         self.fill(acc, 0)
         self.emit(OP_DOT, 0, tuple(space), [(acc, tuple(so)), (a, tuple(sa)), (b, tuple(sb))],
                   (CL_F if out.dtype in _FLOATS else CL_I,))
@@ -420,6 +455,13 @@ class _Assembler:
                 offset += (e + n if e < 0 else e) * s
         return src.with_(offset=offset, shape=shape, strides=strides)
 
+    def specify_shape(self, node):
+        # (every value here has a static shape, which make_node checked against the spec)
+        src = self.view_of(node.inputs[0])
+        if tuple(src.shape) != tuple(node.outputs[0].type.shape):
+            raise Unsupported(f"{node.op}: input of shape {src.shape}")
+        self.values[id(node.outputs[0])] = src
+
     def subtensor(self, node):
         self.values[id(node.outputs[0])] = self._basic(self.view_of(node.inputs[0]), node.op.idx)
 
@@ -437,53 +479,88 @@ class _Assembler:
             at += n
         self.values[id(o)] = out
 
-    def _advanced(self, node, x: _View, index: _View):
-        """(x viewed by the slices, the indexed axis, the gathered shape, x's strides over
-        it, the index's strides over it) for one index array and slices elsewhere."""
+    def _advanced(self, node, x: _View, indices: list[_View]):
+        """(the operands over the gathered shape: x viewed by the slices, then the index
+        arrays; the gathered shape; the (stride, length) of each indexed axis) for index
+        arrays and slices (NumPy's rule: the broadcast index shape replaces the indexed
+        dims in place when they are adjacent, and goes first otherwise)."""
         idx = node.op.idx
-        if sum(e == ix.ARRAY for e in idx) != 1 or any(e is None or (e != ix.ARRAY and not isinstance(e, tuple))
-                                                      for e in idx):
-            raise Unsupported(f"{node.op}: only one index array and slices are executed here")
-        if index.dtype not in (np.dtype(np.int64), np.dtype(np.int32)):
-            raise Unsupported(f"{node.op}: index of dtype {index.dtype}")
-        axis = idx.index(ix.ARRAY)
-        basic = tuple((None, None, None) if e == ix.ARRAY else e for e in idx)
-        xs = self._basic(x, basic)
-        pre, post = xs.shape[:axis], xs.shape[axis + 1:]
-        shape = tuple(pre) + tuple(index.shape) + tuple(post)
-        if 0 in shape and 0 not in index.shape:
+        if any(e is None or (e != ix.ARRAY and not isinstance(e, tuple)) for e in idx):
+            raise Unsupported(f"{node.op}: only index arrays and slices are executed here")
+        for index in indices:
+            if index.dtype not in (np.dtype(np.int64), np.dtype(np.int32)):
+                raise Unsupported(f"{node.op}: index of dtype {index.dtype}")
+        if len(indices) + 2 > 8:
+            raise Unsupported(f"{node.op}: {len(indices)} index arrays")
+        positions = [d for d, e in enumerate(idx) if e == ix.ARRAY]
+        xs = self._basic(x, tuple((None, None, None) if e == ix.ARRAY else e for e in idx))
+        bshape = tuple(np.broadcast_shapes(*(i.shape for i in indices)))
+        rest = [d for d in range(len(xs.shape)) if d not in positions]
+        adjacent = positions == list(range(positions[0], positions[-1] + 1))
+        before = [d for d in rest if d < positions[0]] if adjacent else []
+        after = [d for d in rest if d not in before]
+        nb = len(bshape)
+        shape = tuple(xs.shape[d] for d in before) + bshape + tuple(xs.shape[d] for d in after)
+        if 0 in shape and 0 not in bshape:
             raise Unsupported(f"{node.op}: no elements to take but indices to check (as perform does)")
-        nidx = len(index.shape)
-        x_strides = tuple(xs.strides[:axis]) + (0,) * nidx + tuple(xs.strides[axis + 1:])
-        i_strides = (0,) * len(pre) + tuple(index.strides) + (0,) * len(post)
-        return xs, axis, shape, x_strides, i_strides
+        x_strides = tuple(xs.strides[d] for d in before) + (0,) * nb + tuple(xs.strides[d] for d in after)
+        operands = [(xs, x_strides)]
+        for index in indices:
+            st = _broadcast_strides(index, bshape)
+            operands.append((index, (0,) * len(before) + st + (0,) * len(after)))
+        axes = [(xs.strides[d], xs.shape[d]) for d in positions]
+        return operands, shape, axes
+
+    @staticmethod
+    def _index_extra(out: _View, axes) -> tuple:
+        return (CL_F if out.dtype in _FLOATS else CL_I, len(axes), *[v for a in axes for v in a])
 
     def advanced_subtensor(self, node):
-        if len(node.inputs) != 2:
-            raise Unsupported(f"{node.op}: only one index array and slices are executed here")
-        x, index = (self.view_of(v) for v in node.inputs)
-        xs, axis, shape, xst, ist = self._advanced(node, x, index)
+        x, *indices = (self.view_of(v) for v in node.inputs)
+        operands, shape, axes = self._advanced(node, x, indices)
         o = node.outputs[0]
         out = self.temp(o.dtype, tuple(o.type.shape))
         if tuple(out.shape) != shape:
             raise Unsupported(f"{node.op}: result shape {out.shape}, expected {shape}")
-        self.emit(OP_GATHER, 0, shape, [(out, out.strides), (xs, xst), (index, ist)],
-                  (CL_F if out.dtype in _FLOATS else CL_I, xs.strides[axis], xs.shape[axis]))
+        self.emit(OP_GATHER, 0, shape, [(out, out.strides), *operands], self._index_extra(out, axes))
         self.values[id(o)] = out
 
     def advanced_inc_subtensor(self, node):
-        if len(node.inputs) == 2 and ix.ARRAY not in node.op.idx:  # slices and ints only
+        if ix.ARRAY not in node.op.idx:  # slices and ints only
             return self.basic_inc_subtensor(node)
-        if len(node.inputs) != 3:
-            raise Unsupported(f"{node.op}: only one index array and slices are executed here")
-        x, v, index = (self.view_of(u) for u in node.inputs)
+        x, v, *indices = (self.view_of(u) for u in node.inputs)
         o = node.outputs[0]
         out = self.temp(o.dtype, tuple(o.type.shape))
         self.copy(x, out)
-        outs, axis, shape, ost, ist = self._advanced(node, out, index)
-        vst = _broadcast_strides(v, shape)
-        self.emit(OP_SCATTER, _SCATTER[node.op.mode], shape, [(outs, ost), (v, vst), (index, ist)],
-                  (CL_F if out.dtype in _FLOATS else CL_I, outs.strides[axis], outs.shape[axis]))
+        ((outs, ost), *index_ops), shape, axes = self._advanced(node, out, indices)
+        self.emit(OP_SCATTER, _SCATTER[node.op.mode], shape,
+                  [(outs, ost), (v, _broadcast_strides(v, shape)), *index_ops], self._index_extra(out, axes))
+        self.values[id(o)] = out
+
+    def cumulative(self, node):
+        """cumsum and cumprod along one axis (axis=None: of the flattened input), as
+        NumPy's: sequentially, from the first element, float32 rounding at each step."""
+        op, o = node.op, node.outputs[0]
+        if op.mode not in ("add", "mul"):
+            raise Unsupported(f"{node.op}: mode {op.mode!r}")
+        src = self.view_of(node.inputs[0])
+        out = self.temp(o.dtype, tuple(o.type.shape))
+        if op.axis is None:  # of the flattened input (a 0-d one gives one element)
+            if len(src.shape) != 1:
+                src = self.contiguous(src)
+                src = src.with_(shape=out.shape, strides=_c_strides(out.shape, src.dtype.itemsize))
+            axis = 0
+        else:
+            axis = op.axis % len(src.shape)
+        if tuple(src.shape) != tuple(out.shape):
+            raise Unsupported(f"{node.op}: result shape {out.shape}, expected {src.shape}")
+        order = [d for d in range(len(src.shape)) if d != axis] + [axis]  # accumulate innermost
+        shape = tuple(src.shape[d] for d in order)
+        # (appended as it is: emit's merging of dims would merge the accumulated one)
+        self.code.append((OP_CUM, 0 if op.mode == "add" else 1, shape,
+                          [(out, tuple(out.strides[d] for d in order)),
+                           (src, tuple(src.strides[d] for d in order))],
+                          (CL_F if out.dtype in _FLOATS else CL_I,)))
         self.values[id(o)] = out
 
     def basic_inc_subtensor(self, node):
@@ -500,6 +577,105 @@ class _Assembler:
                                                   (v, _broadcast_strides(v, target.shape))],
                       (CL_F if out.dtype in _FLOATS else CL_I,))
         self.values[id(o)] = out
+
+    # linear algebra: in float64 (other float dtypes are cast in and out), a matrix at a time
+    def _float64(self, v: _View) -> _View:
+        if v.dtype == np.float64:
+            return v
+        out = self.temp(np.float64, v.shape)
+        self.copy(v, out)
+        return out
+
+    @staticmethod
+    def _mT(v: _View) -> _View:
+        """``v`` with its last two dims swapped (a view)."""
+        return v.with_(shape=v.shape[:-2] + (v.shape[-1], v.shape[-2]),
+                       strides=v.strides[:-2] + (v.strides[-1], v.strides[-2]))
+
+    @staticmethod
+    def _batched(v: _View, core: int, batch: tuple) -> tuple:
+        """``v``'s strides over ``batch`` (broadcast) followed by its ``core`` own ones."""
+        nb = len(v.shape) - core
+        lead = _broadcast_strides(v.with_(shape=v.shape[:nb], strides=v.strides[:nb]), batch)
+        return lead + tuple(v.strides[nb:])
+
+    def _linalg_operands(self, node) -> list[_View]:
+        views = [self.view_of(v) for v in node.inputs]
+        for v in views:
+            if v.dtype not in _FLOATS:
+                raise Unsupported(f"{node.op} on {v.dtype}")
+        return [self._float64(v) for v in views]
+
+    def _linalg_result(self, node, w: _View, out: _View, in_place: bool):
+        if not in_place:  # (the float64 work to float32)
+            self.copy(w, out)
+        self.values[id(node.outputs[0])] = out
+
+    def cholesky(self, node):
+        """numpy.linalg.cholesky: the lower factor of the lower triangle (upper: the
+        transposed factor of the transposed upper triangle); where a matrix is not positive
+        definite, a NaN factor or LinAlgError (``linalg_errors``)."""
+        (a,) = self._linalg_operands(node)
+        o = node.outputs[0]
+        shape = tuple(o.type.shape)
+        out = self.temp(o.dtype, shape)
+        upper = node.op.upper
+        in_place = out.dtype == np.float64 and not upper
+        w = out if in_place else self.temp(np.float64, shape)
+        if upper:
+            a = self._mT(a)
+        self.code.append((OP_CHOL, 1 if self.raise_linalg_errors else 0, shape, [(w, w.strides), (a, a.strides)], ()))
+        self._linalg_result(node, self._mT(w) if upper else w, out, in_place)
+
+    def _trsm(self, w: _View, m: _View, lower: bool, unit: bool, check: bool, b: _View):
+        """w = m^-1 b for the triangular m (float64 views; b and w stacks of (n, k)
+        right-hand sides, w of the broadcast batch shape)."""
+        batch = w.shape[:-2]
+        sub = (1 if lower else 0) | (2 if unit else 0) | (4 if check else 0)
+        self.code.append((OP_TRSM, sub, w.shape, [(w, w.strides), (m, self._batched(m, 2, batch)),
+                                                  (b, self._batched(b, 2, batch))], ()))
+
+    def _solve_views(self, node):
+        """(the float64 operands, b and the float64 result as stacks of (n, k) right-hand
+        sides, the result, whether the float64 result is the result)."""
+        a, b = self._linalg_operands(node)
+        o = node.outputs[0]
+        out = self.temp(o.dtype, tuple(o.type.shape))
+        in_place = out.dtype == np.float64
+        w = out if in_place else self.temp(np.float64, out.shape)
+        if node.op.b_vector:  # a one-column right-hand side
+            b = b.with_(shape=b.shape + (1,), strides=b.strides + (0,))
+            w = w.with_(shape=w.shape + (1,), strides=w.strides + (8,))
+        return a, b, w, out, in_place
+
+    def _solved(self, node, w: _View, out: _View, in_place: bool):
+        if node.op.b_vector:
+            w = w.with_(shape=w.shape[:-1], strides=w.strides[:-1])
+        self._linalg_result(node, w, out, in_place)
+
+    def solve_triangular(self, node):
+        """scipy.linalg.solve_triangular: op(a) x = b by substitution over the triangle of
+        a read (trans: of a transposed, the other triangle); at a zero on the diagonal
+        (unless unit_diagonal) infinities and NaNs, or LinAlgError as trtrs
+        (``linalg_errors``)."""
+        op = node.op
+        a, b, w, out, in_place = self._solve_views(node)
+        lower = op.lower
+        if op.trans:  # (real matrices: "C" is "T")
+            a, lower = self._mT(a), not lower
+        self._trsm(w, a, lower, op.unit_diagonal, self.raise_linalg_errors, b)
+        self._solved(node, w, out, in_place)
+
+    def cho_solve(self, node):
+        """scipy.linalg.cho_solve((c, lower), b): two substitutions over the triangle of c
+        read (c c^T y = b, lower; c^T c, upper); no check of the diagonal, as potrs (a zero
+        on it gives infinities and NaNs)."""
+        c, b, w, out, in_place = self._solve_views(node)
+        y = self.temp(np.float64, w.shape)
+        first, second = (c, self._mT(c)) if node.op.lower else (self._mT(c), c)
+        self._trsm(y, first, True, False, False, b)
+        self._trsm(w, second, False, False, False, y)
+        self._solved(node, w, out, in_place)
 
     # softmax and its logarithm as perform computes them: from max-shifted values
     def _reduced(self, src: _View, axes, sub: int) -> _View:
@@ -579,10 +755,15 @@ _NODES = {
     sh.ExpandDims: _Assembler.expand_dims,
     sh.Squeeze: _Assembler.squeeze,
     sh.Concatenate: _Assembler.concatenate,
+    cs.SpecifyShape: _Assembler.specify_shape,
     ix.Subtensor: _Assembler.subtensor,
     ix.AdvancedSubtensor: _Assembler.advanced_subtensor,
     ix.AdvancedIncSubtensor: _Assembler.advanced_inc_subtensor,
     rd.Softmax: _Assembler.softmax,
+    rd.CumOp: _Assembler.cumulative,
+    la.Cholesky: _Assembler.cholesky,
+    la.SolveTriangular: _Assembler.solve_triangular,
+    la.ChoSolve: _Assembler.cho_solve,
     **{cls: _Assembler.reduce for cls in _REDUCE},
 }
 
@@ -598,6 +779,9 @@ class Program:
     def __init__(self, graph: Graph, program, n_instructions: int):
         self.graph = graph
         self._program = program
+        #: the C program itself: ``raw(*args)`` returns NotImplemented where ``__call__``
+        #: would convert an argument (a caller's fast path)
+        self.raw = program
         #: how many instructions run per call
         self.n_instructions = n_instructions
         self._types = [v.type for v in graph.inputs]
@@ -633,12 +817,21 @@ class Program:
                 f"{len(self.graph.toposort())} nodes, {self.n_instructions} instructions")
 
 
-def assemble(graph: Graph) -> Program:
+def assemble(graph: Graph, *, linalg_errors: str = "nan") -> Program:
     """``graph`` as a ``Program`` for the executor; ``Unsupported`` when it has a node,
-    dtype or size the executor does not take, or the executor is not built."""
+    dtype or size the executor does not take, or the executor is not built.
+
+    ``linalg_errors``: what a Cholesky factorization of a matrix that is not positive
+    definite, or a triangular solve with a zero on the diagonal, gives: ``"nan"``
+    (compiled code's non-finite values: a NaN factor, infinities and NaNs from the
+    division; what the graph gives when XLA runs it, and what PyTensor's
+    ``on_error="nan"`` conversion expects) or ``"raise"`` (``perform``'s
+    numpy.linalg.LinAlgError)."""
+    if linalg_errors not in ("nan", "raise"):
+        raise ValueError(f"linalg_errors must be 'nan' or 'raise', got {linalg_errors!r}")
     if _vm is None:
         raise Unsupported("the executor's C extension is not built")
-    asm = _Assembler(graph)
+    asm = _Assembler(graph, linalg_errors)
     outs = asm.run()
     code = asm.encode(len(graph.inputs), len(outs))
     in_specs = [(np.dtype(v.dtype).num, tuple(v.type.shape)) for v in graph.inputs]

@@ -60,7 +60,7 @@ from ...frontend.types import TensorType
 from ...runtime import vm
 from ...xla import log
 from .convert import Conversion, NeedsShapes, convert_fgraph, input_type, is_rng_type
-from .dispatch.random import generator_of, key_of
+from .dispatch.random import generator_of, generator_of_state, key_of, state_of
 from .inplace import destroyed_inputs, layout_allows
 from .sparse_values import is_sparse_type, to_dense, to_scipy
 
@@ -97,23 +97,25 @@ class HlographLinker(JITLinker):
     )
 
     def __init__(self, platform: str | None = None, pipeline: str = "O2", allow_gc: bool | None = None,
-                 schedule=None, executor: str = "auto"):
+                 schedule=None, executor: str = "auto", rng: str = "auto"):
         super().__init__(allow_gc=allow_gc, schedule=schedule)
         self.platform = platform
         self.pipeline = pipeline
         self.executor = check_executor(executor)
+        self.rng = check_rng(rng)
 
     def accept(self, fgraph, no_recycling=None, profile=None):
         if self.fgraph is not None and self.fgraph is not fgraph:
             # a linker serves one FunctionGraph: a new one keeps the settings
             new = type(self)(platform=self.platform, pipeline=self.pipeline, allow_gc=self.allow_gc,
-                             executor=self.executor)
+                             executor=self.executor, rng=self.rng)
             return new.accept(fgraph, no_recycling, profile)
         return super().accept(fgraph, no_recycling, profile)
 
     def fgraph_convert(self, fgraph, order=None, input_storage=None, output_storage=None,
                        storage_map=None, **kwargs):
-        return CompiledGraph(fgraph, platform=self.platform, pipeline=self.pipeline, executor=self.executor)
+        return CompiledGraph(fgraph, platform=self.platform, pipeline=self.pipeline, executor=self.executor,
+                             rng=self.rng)
 
     def jit_compile(self, fn):
         return fn
@@ -151,7 +153,7 @@ class HlographLinker(JITLinker):
 
     def __repr__(self) -> str:
         return (f"HlographLinker(platform={self.platform!r}, pipeline={self.pipeline!r}, "
-                f"executor={self.executor!r})")
+                f"executor={self.executor!r}, rng={self.rng!r})")
 
 
 #: the ``executor`` settings: "auto" runs a small graph (static shapes, every node one the
@@ -164,6 +166,19 @@ def check_executor(executor: str) -> str:
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {', '.join(map(repr, EXECUTORS))}, got {executor!r}")
     return executor
+
+
+#: the ``rng`` settings: "numpy" draws NumPy's numbers (each random variable runs its
+#: perform on the host with the Generator's PCG64 state, as PyTensor's CPU backends draw),
+#: "keys" hlograph's counter-based keys (on the device; other numbers), "auto" NumPy's
+#: on the CPU and keys on GPU and TPU
+RNGS = ("auto", "numpy", "keys")
+
+
+def check_rng(rng: str) -> str:
+    if rng not in RNGS:
+        raise ValueError(f"rng must be one of {', '.join(map(repr, RNGS))}, got {rng!r}")
+    return rng
 
 
 class _Entry:
@@ -193,11 +208,17 @@ class CompiledGraph:
     """The callable of a FunctionGraph compiled with hlograph: ``(*args) -> [outputs]``
     (NumPy arrays the caller owns)."""
 
-    def __init__(self, fgraph, platform: str | None = None, pipeline: str = "O2", executor: str = "auto"):
+    def __init__(self, fgraph, platform: str | None = None, pipeline: str = "O2", executor: str = "auto",
+                 rng: str = "auto"):
         self.fgraph = fgraph
         self.platform = platform
         self.pipeline = pipeline
         self.executor = check_executor(executor)
+        check_rng(rng)
+        #: how random generators go into the graph: "numpy" (their PCG64 state) or "keys"
+        self.rng = rng if rng != "auto" else "numpy" if self._on_cpu() else "keys"
+        self._rng_in, self._rng_out = (state_of, generator_of_state) if self.rng == "numpy" \
+            else (key_of, generator_of)
         self._lock = threading.Lock()
         self._by_shapes: OrderedDict[tuple, _Entry] = OrderedDict()
         self._last: _Entry | None = None
@@ -223,16 +244,17 @@ class CompiledGraph:
         # per output: 0 an array (owned), 1 a NumPy scalar, 2 a Generator
         self._out_kinds = tuple(2 if rng else 1 if scalar else 0
                                 for scalar, rng in zip(self._scalar_outputs, self._rng_outputs))
+        self._all_arrays = not any(self._out_kinds)
         # the inputs whose shapes tell conversions apart: a static shape in the PyTensor type
         # (0-d, scalars, keys, fixed dims) is the same on every call that passes its filter
         self._keyed = tuple(i for i, v in enumerate(fgraph.inputs)
-                            if (t := input_type(v.type)) is None or not t.is_static)
+                            if (t := input_type(v.type, self.rng)) is None or not t.is_static)
         # the shape key of the last call and its entry (one attribute: threads read it whole)
         self._recent: tuple[tuple, _Entry] | None = None
         if not fgraph.outputs:
             return
         try:
-            conv = convert_fgraph(fgraph, probe=True, overwrites=self._overwrites)
+            conv = convert_fgraph(fgraph, probe=True, overwrites=self._overwrites, rng=self.rng)
         except NeedsShapes:
             conv = None
         if conv is not None and not conv.shape_dependent and not self._keyed:
@@ -293,8 +315,9 @@ class CompiledGraph:
             if entry is not None:
                 self._by_shapes.move_to_end(key)
             else:
-                types = [_argument_type(i, v, a) for i, (v, a) in enumerate(zip(self.fgraph.inputs, args))]
-                entry = self._compile(convert_fgraph(self.fgraph, types, overwrites=self._overwrites))
+                types = [_argument_type(i, v, a, self.rng) for i, (v, a) in enumerate(zip(self.fgraph.inputs, args))]
+                entry = self._compile(convert_fgraph(self.fgraph, types, overwrites=self._overwrites,
+                                                     rng=self.rng))
                 self._by_shapes[key] = entry
                 while len(self._by_shapes) > SHAPE_CACHE_SIZE:
                     self._by_shapes.popitem(last=False)
@@ -322,7 +345,7 @@ class CompiledGraph:
         a dense array for each sparse matrix."""
         args = list(args)
         for i in self._rng_inputs:
-            args[i] = key_of(args[i])
+            args[i] = self._rng_in(args[i])
         for i, t in self._sparse_inputs:
             args[i] = to_dense(t, args[i])
         return args
@@ -338,8 +361,14 @@ class CompiledGraph:
                 recent = self._recent
                 entry = recent[1] if recent is not None and recent[0] == key else self._entry_for_key(key, args)
         if self._plain:
-            if entry.program is not None:  # new arrays the caller owns
-                return [o if kind == 0 else o[()] for o, kind in zip(entry.program(*args), self._out_kinds)]
+            program = entry.program
+            if program is not None:  # new arrays the caller owns
+                outs = program.raw(*args)
+                if outs is NotImplemented:  # arguments to convert (or to report)
+                    outs = program(*args)
+                if self._all_arrays:
+                    return list(outs)
+                return [o if kind == 0 else o[()] for o, kind in zip(outs, self._out_kinds)]
             try:
                 outs = entry.run(*args)
             except CheckError as e:
@@ -356,7 +385,7 @@ class CompiledGraph:
             outs = entry.run(*args)
         except CheckError as e:
             raise _check_error(entry, e) from None
-        res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else generator_of(o)
+        res = [_owned(o, args) if kind == 0 else o[()] if kind == 1 else self._rng_out(o)
                for o, kind in zip(outs, self._out_kinds)]
         for w in entry.conversion.writebacks:
             arg = generators[w.input_index]
@@ -372,11 +401,11 @@ class CompiledGraph:
         return res
 
 
-def _argument_type(i: int, v, arg) -> TensorType:
+def _argument_type(i: int, v, arg, rng: str = "keys") -> TensorType:
     """The static hlograph type of argument ``i`` for input ``v`` (its PyTensor type's
     dtype, the argument's shape); ValueError for an argument of another rank (a call
     with ``trust_input``)."""
-    t = input_type(v.type)
+    t = input_type(v.type, rng)
     shape = np.shape(arg)
     if len(shape) != t.ndim:
         raise ValueError(f"argument {i} ({v.name or v}): expected shape {t.shape} for {v.type}, "
@@ -455,17 +484,22 @@ HLOGRAPH_REWRITES = HlographRewrites(include=["fast_run", *HlographLinker.requir
                                               *HlographRewrites.OPTIONAL_TAGS])
 
 
-def mode(platform: str | None = None, pipeline: str = "O2", executor: str = "auto") -> Mode:
+def mode(platform: str | None = None, pipeline: str = "O2", executor: str = "auto", rng: str = "auto") -> Mode:
     """A PyTensor ``Mode`` compiling with hlograph on ``platform`` with ``pipeline``
     (``mode="HLOGRAPH"`` is ``mode()``). ``executor="auto"`` runs small graphs on the CPU
     with hlograph's host executor (``hlograph.runtime.vm``: no XLA compile, a few
-    microseconds per call), ``"xla"`` compiles every graph with XLA."""
+    microseconds per call), ``"xla"`` compiles every graph with XLA. ``rng``: ``"numpy"``
+    draws NumPy's numbers from PyTensor's Generators (as its C and NUMBA backends: each
+    random variable runs on the host), ``"keys"`` hlograph's counter-based keys (on the
+    device, other numbers), ``"auto"`` (the default) NumPy's on the CPU, keys elsewhere."""
     from ...passes.pipeline import check_pipeline
     from ...runtime.devices import check_platform
     check_platform(platform)
     check_pipeline(pipeline)
     check_executor(executor)
-    return Mode(HlographLinker(platform=platform, pipeline=pipeline, executor=executor), HLOGRAPH_REWRITES)
+    check_rng(rng)
+    return Mode(HlographLinker(platform=platform, pipeline=pipeline, executor=executor, rng=rng),
+                HLOGRAPH_REWRITES)
 
 
 # --- from a compiled PyTensor function to its hlograph function ----------------------------

@@ -77,11 +77,11 @@ def compare(actual, expected, tol=TOL, what="result"):
         np.testing.assert_array_equal(actual, expected, err_msg=what)
 
 
-def check(graph, *args, tol=TOL):
+def check(graph, *args, tol=TOL, linalg_errors="nan"):
     """Runs ``graph`` on the executor and through perform: equal results (``compare``),
     each a new C-contiguous, writable array that owns its memory (shared with no
     argument and no other result), the arguments unchanged. Returns the results."""
-    program = vm.assemble(graph)
+    program = vm.assemble(graph, linalg_errors=linalg_errors)
     copies = [np.array(a, copy=True) for a in args]
     outs = program(*args)
     expected = reference(graph, args)
@@ -194,6 +194,24 @@ def test_builders_and_chains(rng):
                 hg.logical_and(x > 0, z < 2), (z & 6) ^ (z | 1), hg.isnan(hg.log(x)), -hg.rsqrt(hg.square(y) + 1)]
     run_both(model, ((2, 3), "float64"), ((3,), "float64"), ((2, 1), "int64"), rng=rng)
     run_both(model, ((2, 3), "float32"), ((3,), "float32"), ((2, 1), "int32"), rng=rng)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_power_of_a_scalar_exponent(dtype, rng):
+    """x ** 2, x ** 0.5 and x ** -1 of a scalar exponent are NumPy's x * x, sqrt(x) and
+    1 / x exactly (not pow's, which may differ in the last bit; -0.0 ** 0.5 is -0.0)."""
+    lim = 150 if dtype == "float64" else 18
+    a = np.concatenate([SPECIAL, rng.normal(size=500) * 10.0 ** rng.uniform(-lim, lim, 500)]).astype(dtype)
+    x = hg.tensor("x", a.shape, dtype)
+    g = hg.Graph([x], [x ** 2, x ** 0.5, x ** -1, x ** 1, x ** 0])
+    outs = check(g, a, tol=EXACT)
+    for out, expected in zip(outs, reference(g, (a,))):
+        np.testing.assert_array_equal(np.signbit(out) & ~np.isnan(out), np.signbit(expected) & ~np.isnan(expected))
+    # an exponent array, or one broadcast along one dim only, is pow's (as NumPy's here:
+    # -inf ** 0.5 is inf; NumPy's pow and the C library's may differ in the last bit)
+    c = hg.constant(np.array([[2.0], [-1.0], [0.5]], dtype))
+    (out, _) = check(hg.Graph([x], [hg.power(x[None, :], c), hg.power(x, hg.constant(np.full(a.shape, 2, dtype)))]), a)
+    assert out[2, list(SPECIAL).index(-np.inf)] == np.inf
 
 
 def test_integer_wraparound(rng):
@@ -359,6 +377,9 @@ def _dot_cases():
         ("einsum-ij-jk", lambda a, b: hg.einsum("ij,jk->ik", a, b), (3, 4), (4, 2)),
         ("einsum-batch-transposed", lambda a, b: hg.einsum("bij,bkj->bik", a, b), (2, 3, 4), (2, 5, 4)),
         ("einsum-full", lambda a, b: hg.einsum("ij,ij->", a, b), (3, 4), (3, 4)),
+        ("einsum-full-transposed", lambda a, b: hg.einsum("ij,ij->", a.T, b), (6, 5), (5, 6)),
+        ("einsum-two-contracted", lambda a, b: hg.einsum("ijk,ijk->k", a.T, b), (3, 6, 5), (5, 6, 3)),
+        ("tensordot-transposed", lambda a, b: hg.tensordot(a.T, b, axes=2), (6, 5), (5, 6)),
         ("einsum-outer", lambda a, b: hg.einsum("i,j->ij", a, b), (3,), (4,)),
         ("einsum-ijk-jil", lambda a, b: hg.einsum("ijk,jil->kl", a, b), (2, 3, 4), (3, 2, 5)),
         ("outer", hg.outer, (3,), (4,)),
@@ -379,6 +400,34 @@ def test_dot(case, dtype, rng):
              kind=lambda rng, s, d: values(rng, s, d, special=False))
     if np.dtype(dtype).kind == "f":  # NaN and infinities too
         run_both(fn, (sa, dtype), (sb, dtype), rng=rng, tol=SUM_TOL)
+
+
+def _sequential_matmul(a, b):
+    """a @ b with each element's terms added in order of the contracted index."""
+    out = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]))
+    for k in range(a.shape[-1]):
+        out = out + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+    return out
+
+
+def test_dot_adds_in_order(rng):
+    """Each element of a float64 contraction adds its terms in order, whichever loop the
+    layout runs (a row of scalar-times-row terms, four at a time, or four dot products):
+    exactly a sequential sum."""
+    for m, k, n in [(5, 7, 9), (1, 4, 3), (8, 9, 1), (6, 1, 5), (13, 17, 11)]:
+        a, b = rng.normal(size=(m, k)), rng.normal(size=(k, n))
+        at, bt = hg.tensor("at", (k, m), "float64"), hg.tensor("bt", (n, k), "float64")
+        x, y = hg.tensor("a", (m, k), "float64"), hg.tensor("b", (k, n), "float64")
+        g = hg.Graph([x, y, at, bt], [x @ y, at.T @ y, x @ bt.T, at.T @ bt.T, y.T @ x.T])
+        outs = vm.assemble(g)(a, b, a.T.copy(), b.T.copy())
+        expected = _sequential_matmul(a, b)
+        for out in outs[:4]:
+            np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(outs[4], _sequential_matmul(b.T, a.T))
+    a, b = rng.normal(size=(3, 5, 6)), rng.normal(size=(6, 7))
+    x, y = hg.tensor("a", a.shape, "float64"), hg.tensor("b", b.shape, "float64")
+    (out,) = vm.assemble(hg.Graph([x, y], x @ y))(a, b)
+    np.testing.assert_array_equal(out, _sequential_matmul(a, b))
 
 
 @pytest.mark.parametrize("case", _dot_cases(), ids=lambda c: c[0])
@@ -410,6 +459,298 @@ def test_softmax(dtype, rng):
         x = hg.tensor("x", a.shape, dtype)
         check(hg.Graph([x], [fn(x, axis=1), fn(x, axis=0), fn(x.T[::-1], axis=1)]), a, tol=SUM_TOL)
         run_both(lambda x: [fn(x, axis=1), fn(x, axis=0)], ((0, 3), dtype), rng=rng)
+
+
+# --- cumulative sums and products -----------------------------------------------------------
+CUMULATIVE = {"cumsum": hg.cumsum, "cumprod": hg.cumprod}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", CUMULATIVE)
+def test_cumulative(name, dtype, rng):
+    """cumsum and cumprod along each axis (negative ones too) and of the flattened input
+    (axis=None: 1-d, n-d, 0-d), of views, empty: as NumPy's, exactly (each element
+    accumulates in order; float32 rounds at each step, ints and bool give int64)."""
+    fn = CUMULATIVE[name]
+    for axis in (0, 1, 2, -1, -2, -3):
+        run_both(lambda x: fn(x, axis=axis), ((3, 4, 5), dtype), rng=rng, tol=EXACT)
+    run_both(lambda x: [fn(x), fn(x, axis=0), fn(x, axis=-1)], ((7,), dtype), rng=rng, tol=EXACT)
+    run_both(lambda x: [fn(x), fn(x.T), fn(x[::-1, ::2]), fn(x.T[1:], axis=0), fn(x[:, ::-1], axis=1),
+                        fn(hg.broadcast_to(x[:1], (3, 4)), axis=0), fn(hg.broadcast_to(x[:, :1], (3, 4)), axis=1)],
+             ((3, 4), dtype), rng=rng, tol=EXACT)
+    run_both(lambda x: [fn(x), fn(hg.reshape(x, (1, 1)), axis=1)], ((), dtype), rng=rng, tol=EXACT)
+    run_both(lambda x: [fn(x, axis=0), fn(x, axis=1), fn(x)], ((0, 3), dtype), rng=rng, tol=EXACT)
+    run_both(lambda x: [fn(x, axis=1), fn(x)], ((2, 0), dtype), rng=rng, tol=EXACT)
+    run_both(lambda x: fn(x, axis=1), ((4, 1), dtype), rng=rng, tol=EXACT)
+    (out,) = run_both(lambda x: fn(x, axis=0), ((3,), dtype), rng=rng, tol=EXACT)
+    assert out.dtype == (np.dtype(np.int64) if dtype in ("int32", "bool") else np.dtype(dtype))
+    if dtype != "bool":  # used by other instructions; a cast first
+        run_both(lambda x: fn(x * 2, axis=1)[::-1] - x, ((3, 4), dtype), rng=rng, tol=EXACT)
+        run_both(lambda x: fn(x, axis=0, dtype="float64"), ((5, 2), dtype), rng=rng, tol=EXACT)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cumulative_special_values(dtype):
+    """NaN and infinities carry on; a leading -0.0 stays -0.0 (NumPy starts from the first
+    element, not from 0); float32 sums round at each step, as NumPy's."""
+    a = np.array([-0.0, -0.0, 1.0, np.inf, -np.inf, 2.0, np.nan, 3.0], dtype)
+    x = hg.tensor("x", a.shape, dtype)
+    g = hg.Graph([x], [hg.cumsum(x), hg.cumprod(x), hg.cumprod(x[2:]), hg.cumsum(x[::-1])])
+    outs = check(g, a, tol=EXACT)
+    for out, expected in zip(outs, reference(g, (a,))):  # the signs of zeros (not of NaNs)
+        np.testing.assert_array_equal(np.signbit(out) & ~np.isnan(out), np.signbit(expected) & ~np.isnan(expected))
+    assert np.signbit(outs[0][:2]).all() and list(np.signbit(outs[1][:2])) == [True, False]
+    np.testing.assert_array_equal(outs[0][:6], [0.0, 0.0, 1.0, np.inf, np.nan, np.nan])
+    n = vm.MAX_ELEMENTS
+    y = hg.tensor("y", (n,), dtype)
+    (out,) = check(hg.Graph([y], hg.cumsum(y)), np.full(n, 0.1, dtype), tol=EXACT)
+    if dtype == "float32":  # (a float64 running sum rounded once would be 6553.6)
+        assert out[-1] != np.float32(n * 0.1)
+
+
+def test_cumulative_integer_wraparound():
+    for dt in INTS:
+        info = np.iinfo(dt)
+        a = np.array([info.max, info.max, info.min, -1, 3, info.max], dt)
+        x = hg.tensor("x", a.shape, dt)
+        check(hg.Graph([x], [hg.cumsum(x), hg.cumprod(x), hg.cumsum(hg.astype(x, "int64") * 2 ** 40)]), a)
+
+
+# --- linear algebra -----------------------------------------------------------------------
+#: (rtol, atol) of the factorizations and solves (float32: the executor computes in double,
+#: LAPACK in float32)
+LINALG_TOL = {np.dtype(np.float64): (1e-10, 1e-12), np.dtype(np.float32): (2e-4, 2e-5)}
+
+
+def _spd(rng, shape, dtype, read_lower=True):
+    """Well-conditioned symmetric positive-definite matrices of ``shape`` (..., n, n), with
+    noise in the triangle a factorization does not read."""
+    n = shape[-1]
+    m = rng.normal(size=shape)
+    a = m @ np.swapaxes(m, -1, -2) / max(n, 1) + np.eye(n)
+    noise = rng.normal(size=shape) * 10
+    a = a + (np.triu(noise, 1) if read_lower else np.tril(noise, -1))
+    return a.astype(dtype)
+
+
+def _triangular(rng, shape, dtype):
+    """Well-conditioned matrices for a triangular solve: a diagonal of magnitude 1.5-2.5 and
+    either sign, small entries elsewhere (the triangle not read is noise too)."""
+    n = shape[-1]
+    diag = (1.5 + rng.random(shape[:-1])) * np.where(rng.random(shape[:-1]) < 0.5, -1.0, 1.0)
+    a = rng.normal(size=shape) * (0.5 / max(n, 1) ** 0.5) + diag[..., None] * np.eye(n)
+    return a.astype(dtype)
+
+
+def check_same_error(graph, *args, tol=TOL, error=np.linalg.LinAlgError):
+    """``check`` with ``linalg_errors="raise"``, or when perform raises ``error``: the
+    executor raises it too, with perform's message. Returns the results, or the message."""
+    try:
+        reference(graph, args)
+    except error as e:
+        with pytest.raises(error) as info:
+            vm.assemble(graph, linalg_errors="raise")(*args)
+        assert str(info.value) == str(e)
+        return str(e)
+    return check(graph, *args, tol=tol, linalg_errors="raise")
+
+
+def check_as_compiled(graph, *args, tol=TOL):
+    """The executor's results (``linalg_errors="nan"``) against the compiled function's
+    (XLA's): where perform raises LinAlgError, the non-finite values compiled code gives."""
+    outs = vm.assemble(graph)(*args)
+    expected = hg.compile(graph, pipeline="O0")(*args)
+    expected = (expected,) if graph.single_output else tuple(expected)
+    for k, (a, e) in enumerate(zip(outs, expected)):
+        compare(a, e, tol, what=f"result {k}")
+    return outs
+
+
+CHOLESKY_SHAPES = [(1, 1), (2, 2), (5, 5), (3, 4, 4), (2, 1, 3, 3), (0, 0), (0, 3, 3), (2, 0, 0), (40, 40)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("upper", [False, True], ids=["lower", "upper"])
+def test_cholesky(upper, dtype, rng):
+    """numpy.linalg.cholesky: one triangle read (the other is noise here), stacks, 1x1,
+    empty matrices and stacks; of views and computed values."""
+    for shape in CHOLESKY_SHAPES:
+        x = hg.tensor("a", shape, dtype)
+        check(hg.Graph([x], hg.cholesky(x, upper=upper)), _spd(rng, shape, dtype, not upper), tol=LINALG_TOL)
+    x = hg.tensor("a", (2, 4, 4), dtype)
+    m = hg.tensor("m", (4, 6), dtype)
+    g = hg.Graph([x, m], [hg.cholesky(hg.transpose(x, (0, 2, 1)), upper=not upper),
+                          hg.cholesky(hg.transpose(x[::-1, ::-1, ::-1], (0, 2, 1)), upper=upper),
+                          hg.cholesky(m @ m.T + hg.eye(4, dtype=dtype), upper=upper) * 2])
+    check(g, _spd(rng, (2, 4, 4), dtype, not upper), values(rng, (4, 6), dtype, special=False), tol=LINALG_TOL)
+
+
+NOT_POSITIVE_DEFINITE = {  # (cases by shape: NaN and infinities among them)
+    1: [[[0.0]], [[-0.0]], [[-1e-300]], [[np.inf]], [[np.nan]], [[-np.inf]], [[1.0]]],
+    2: [[[1.0, 2.0], [2.0, 1.0]], np.zeros((2, 2)), [[1.0, 1.0], [1.0, 1.0]], [[4.0, np.nan], [np.nan, 4.0]],
+        [[4.0, 0.0], [np.nan, 4.0]], [[np.nan, 0.0], [0.0, 4.0]], [[4.0, 0.0], [np.inf, 4.0]],
+        [[4.0, 1.0], [1.0, np.inf]], [[4.0, 2.0], [2.0, 5.0]]],
+    3: [-np.eye(3), [[1.0, 0.5, 0.5], [0.5, 1.0, 0.99], [0.5, 0.99, 1.0]], [[4.0, 2.0, 0.0], [2.0, -3.0, 1.0],
+                                                                            [0.0, 1.0, 5.0]], np.eye(3)],
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("upper", [False, True], ids=["lower", "upper"])
+def test_cholesky_not_positive_definite(upper, dtype):
+    """A pivot that is not positive makes that matrix' factor NaN (its other triangle 0),
+    as compiled code does; with ``linalg_errors="raise"`` it raises perform's
+    numpy.linalg.LinAlgError (for the whole stack). A NaN pivot is no failure: NaNs from
+    it on, as NumPy's LAPACK and compiled code give."""
+    outcomes = set()
+    for n, cases in NOT_POSITIVE_DEFINITE.items():
+        stack = np.asarray(cases, dtype)
+        stack = np.swapaxes(stack, -1, -2).copy() if upper else stack
+        x = hg.tensor("a", stack.shape, dtype)
+        g = hg.Graph([x], hg.cholesky(x, upper=upper))
+        # (symmetric for compiled code: its upper factor reads the lower triangle, NumPy's
+        # and the executor's the upper one)
+        lower_part = np.tril(np.swapaxes(stack, -1, -2) if upper else stack)
+        symmetric = lower_part + np.swapaxes(np.tril(lower_part, -1), -1, -2)
+        check_as_compiled(g, symmetric, tol=LINALG_TOL)
+        (out,) = vm.assemble(g)(stack)
+        for k, a in enumerate(stack):
+            y = hg.tensor("a", a.shape, dtype)
+            got = check_same_error(hg.Graph([y], hg.cholesky(y, upper=upper)), a, tol=LINALG_TOL)
+            if isinstance(got, str):  # the failures: all NaN in the factor's triangle
+                outcomes.add("raised")
+                tri = np.tri(n, dtype=bool)
+                assert np.isnan(out[k][tri.T if upper else tri]).all()
+                assert (out[k][~(tri.T if upper else tri)] == 0).all()
+            else:
+                outcomes.add("nan" if np.isnan(got[0]).any() else "ok")
+                compare(out[k], got[0], LINALG_TOL)
+    assert outcomes == {"raised", "nan", "ok"}
+    # a NaN in a larger matrix (its NaNs where LAPACK's are)
+    big = _spd(np.random.default_rng(0), (40, 40), dtype, not upper)
+    big[25, 17] = big[17, 25] = np.nan
+    x = hg.tensor("a", big.shape, dtype)
+    for mode in ("nan", "raise"):
+        (out,) = check(hg.Graph([x], hg.cholesky(x, upper=upper)), big, tol=LINALG_TOL, linalg_errors=mode)
+        assert 0 < np.isnan(out).sum() < out.size
+
+
+TRSM_SHAPES = [((1, 1), (1,)), ((4, 4), (4,)), ((4, 4), (4, 3)), ((4, 4), (4, 1)), ((3, 4, 4), (4,)),
+               ((3, 4, 4), (3, 4, 2)), ((4, 4), (2, 4, 2)), ((2, 1, 3, 3), (4, 3, 1)), ((0, 0), (0,)),
+               ((0, 0), (0, 2)), ((3, 3), (3, 0)), ((0, 3, 3), (3,)), ((40, 40), (40, 40)), ((40, 40), (40,))]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("unit", [False, True], ids=["", "unit"])
+@pytest.mark.parametrize("trans", [0, 1, 2])
+@pytest.mark.parametrize("lower", [True, False], ids=["lower", "upper"])
+def test_solve_triangular(lower, trans, unit, dtype, rng):
+    """scipy.linalg.solve_triangular: one triangle read (the other is noise), transposed,
+    a unit diagonal; b a vector or a matrix; batch dims broadcast; 1x1 and empty."""
+    for sa, sb in TRSM_SHAPES:
+        a, b = hg.tensor("a", sa, dtype), hg.tensor("b", sb, dtype)
+        y = hg.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit)
+        check(hg.Graph([a, b], y), _triangular(rng, sa, dtype), values(rng, sb, dtype, special=False), tol=LINALG_TOL)
+
+
+def test_solve_triangular_of_views(rng):
+    a, b = hg.tensor("a", (2, 5, 5), "float64"), hg.tensor("b", (5, 3), "float64")
+    g = hg.Graph([a, b], [hg.solve_triangular(hg.transpose(a, (0, 2, 1)), b[::-1], lower=True),
+                          hg.solve_triangular(a[1, ::-1, ::-1], b.T[0], trans=1),
+                          hg.solve_triangular(a[0], hg.broadcast_to(b[:, :1], (5, 4)), lower=True) + 1,
+                          hg.solve_triangular(a * 2, hg.exp(b), unit_diagonal=True)])
+    check(g, _triangular(rng, (2, 5, 5), "float64"), values(rng, (5, 3), "float64", special=False), tol=LINALG_TOL)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_solve_triangular_singular(dtype):
+    """A zero on the diagonal divides by zero (infinities and NaNs, as compiled code);
+    with ``linalg_errors="raise"`` it raises LinAlgError naming it, as scipy's trtrs, for
+    any triangle and trans, not with unit_diagonal, nor when b is empty. NaN and
+    infinities give LAPACK's NaNs and infinities."""
+    nan, inf = np.nan, np.inf
+    singular = np.array([[2.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 3.0]], dtype)
+    cases = np.array([singular, singular.T, np.diag([1.0, 1.0, -0.0]), np.diag([0.0, 0.0, 0.0]),
+                      [[nan, 0, 0], [1, 1, 0], [0, 1, 1]], [[2, 0, 0], [inf, 1, 0], [0, 0, 1]],
+                      [[inf, 0, 0], [1, 2, 0], [1, 1, 1]], [[1, 0, 0], [nan, 1, 0], [1, 1, nan]], np.eye(3)], dtype)
+    b = np.array([0.0, 1.0, 2.0], dtype)
+    a_, b_ = hg.tensor("a", (3, 3), dtype), hg.tensor("b", (3,), dtype)
+    stack_, bs_ = hg.tensor("a", cases.shape, dtype), hg.tensor("b", (len(cases), 3, 2), dtype)
+    bs = np.stack([np.stack([b, b[::-1]], axis=1)] * len(cases))
+    for lower, trans in itertools.product([True, False], [0, 1, 2]):
+        check_as_compiled(hg.Graph([stack_, bs_], [hg.solve_triangular(stack_, bs_, trans=trans, lower=lower),
+                                                   hg.solve_triangular(stack_, bs_[..., :1], trans=trans,
+                                                                       lower=lower)]), cases, bs, tol=LINALG_TOL)
+        g = hg.Graph([a_, b_], hg.solve_triangular(a_, b_, trans=trans, lower=lower))
+        for a in cases[:4]:
+            assert check_same_error(g, a, b).startswith("singular matrix: resolution failed at diagonal")
+        for a in cases[4:]:
+            check_same_error(g, a if lower else a.T.copy(), b, tol=LINALG_TOL)
+        gu = hg.Graph([a_, b_], hg.solve_triangular(a_, b_, trans=trans, lower=lower, unit_diagonal=True))
+        for mode in ("nan", "raise"):
+            check(gu, singular, b, tol=LINALG_TOL, linalg_errors=mode)
+    # the first singular matrix of a stack; an empty right-hand side is not checked
+    a_, b_ = hg.tensor("a", (3, 3, 3), dtype), hg.tensor("b", (3, 2), dtype)
+    stack = np.stack([np.eye(3), singular, np.diag([1.0, 0.0, 0.0])]).astype(dtype)
+    g = hg.Graph([a_, b_], hg.solve_triangular(a_, b_, lower=True))
+    assert check_same_error(g, stack, np.ones((3, 2), dtype)).endswith("diagonal 1")
+    (out,) = vm.assemble(g)(stack, np.ones((3, 2), dtype))
+    assert np.isfinite(out[0]).all() and not np.isfinite(out[1]).all() and not np.isfinite(out[2]).all()
+    e = hg.tensor("e", (3, 0), dtype)
+    check(hg.Graph([a_, e], hg.solve_triangular(a_, e, lower=True)), stack, np.zeros((3, 0), dtype),
+          linalg_errors="raise")
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("lower", [True, False], ids=["lower", "upper"])
+def test_cho_solve(lower, dtype, rng):
+    """scipy.linalg.cho_solve((c, lower), b) from a factor (the other triangle is noise);
+    a zero on its diagonal gives infinities and NaNs (potrs checks nothing), as perform."""
+    for sa, sb in TRSM_SHAPES:
+        c, b = hg.tensor("c", sa, dtype), hg.tensor("b", sb, dtype)
+        factor = np.abs(_triangular(rng, sa, dtype))
+        check(hg.Graph([c, b], hg.cho_solve((c, lower), b)), factor, values(rng, sb, dtype, special=False),
+              tol=LINALG_TOL)
+    c, b = hg.tensor("c", (3, 3), dtype), hg.tensor("b", (3,), dtype)
+    g = hg.Graph([c, b], hg.cho_solve((c, lower), b))
+    for f in ([[1, 0, 0], [2, 0, 0], [0, 1, 1]], [[np.nan, 0, 0], [1, 1, 0], [0, 0, 1]], [[-0.0, 0, 0], [1, 1, 0],
+                                                                                          [0, 0, 1]]):
+        f = np.asarray(f, dtype)
+        (out,) = check(g, f if lower else f.T.copy(), np.array([0.0, 1.0, 2.0], dtype), tol=LINALG_TOL)
+        assert not np.isfinite(out).all()
+
+
+def _marginal_gp(n):
+    """A marginal Gaussian process' log-density (ExpQuad kernel plus noise on the diagonal)
+    and its gradient in (eta, ls, sigma)."""
+    x, y = hg.tensor("x", (n,), "float64"), hg.tensor("y", (n,), "float64")
+    eta, ls, sigma = (hg.tensor(name, (), "float64") for name in ("eta", "ls", "sigma"))
+    d = x[:, None] - x[None, :]
+    k = eta ** 2 * hg.exp(-0.5 * d ** 2 / ls ** 2) + sigma ** 2 * hg.eye(n)
+    chol = hg.cholesky(k)
+    alpha = hg.solve_triangular(chol, y, lower=True)
+    logp = -0.5 * alpha @ alpha - hg.sum(hg.log(hg.diagonal(chol))) - 0.5 * n * np.log(2 * np.pi)
+    return hg.Graph([x, y, eta, ls, sigma], [logp, *hg.grad(logp, [eta, ls, sigma])])
+
+
+def test_gaussian_process_log_density_and_gradient(rng):
+    """The log-density of a marginal GP on 50 points and its gradient run on the
+    executor (Cholesky, triangular solves, the diagonal, masks) as perform computes them."""
+    g = _marginal_gp(50)
+    program = vm.assemble(g)
+    x = np.sort(rng.uniform(0, 10, 50))
+    y = np.sin(x) + 0.1 * rng.normal(size=50)
+    for params in [(1.3, 1.7, 0.4), (0.5, 0.3, 1.2), (2.0, 4.0, 0.05)]:
+        check(g, x, y, *map(np.float64, params), tol={np.dtype(np.float64): (1e-9, 1e-9)})
+    # a kernel that is not positive definite: NaN, as compiled code (or perform's LinAlgError)
+    assert all(np.isnan(out) for out in program(x, y, 0.0, 1.0, 0.0))
+    assert check_same_error(g, x, y, *map(np.float64, (0.0, 1.0, 0.0))) == "Matrix is not positive definite"
+
+
+def test_linalg_errors_setting():
+    x = hg.tensor("x", (2, 2), "float64")
+    with pytest.raises(ValueError, match="linalg_errors"):
+        vm.assemble(hg.Graph([x], hg.cholesky(x)), linalg_errors="ignore")
 
 
 # --- shapes and views -------------------------------------------------------------------
@@ -679,12 +1020,119 @@ def test_scatter_out_of_range(mode, rng):
             vm.assemble(g)(*args)
 
 
-def test_indexing_the_executor_does_not_take():
+def test_indexing_the_executor_does_not_take(rng):
+    """New axes among index arrays; more index arrays than an instruction has operands."""
     x = hg.tensor("x", (5, 4), "float64")
     i = hg.tensor("i", (3,), "int64")
-    for y in (x[i, i], x[None, i], x[i, 1], hg.at(x)[i, 1].add(1.0), hg.at(x)[None, i].set(1.0)):
+    for y in (x[None, i], x[i, None], hg.at(x)[None, i].set(1.0), hg.at(x)[i, None].add(1.0)):
         with pytest.raises(vm.Unsupported, match="index array"):
             vm.assemble(hg.Graph([x, i], y))
+    z = hg.tensor("z", (2,) * 7, "float64")
+    with pytest.raises(vm.Unsupported, match="7 index arrays"):
+        vm.assemble(hg.Graph([z, i], z[(i,) * 7]))
+    # six run
+    y = z[(i,) * 6]
+    check(hg.Graph([z, i], y), values(rng, (2,) * 7, "float64"), np.array([0, -1, 1]), tol=EXACT)
+
+
+# --- several index arrays -----------------------------------------------------------------
+#: (the index entries on x of shape (5, 4, 3) around index arrays i and j, the sizes of the
+#: axes i and j index (j: the smallest, where it indexes two))
+MULTI_INDEX = [
+    ("adjacent-first", lambda i, j: (i, j), (5, 4)),
+    ("adjacent-last", lambda i, j: (slice(None), i, j), (4, 3)),
+    ("adjacent-stepped", lambda i, j: (slice(None, None, -2), i, j), (4, 3)),
+    ("adjacent-then-slice", lambda i, j: (i, j, slice(1, None)), (5, 4)),
+    ("apart", lambda i, j: (i, slice(None), j), (5, 3)),
+    ("apart-sliced", lambda i, j: (i, slice(3, 0, -1), j), (5, 3)),
+    ("three", lambda i, j: (i, j, j), (5, 3)),
+]
+#: the index arrays' (shape, dtype): broadcast together ((3, 1) and (2,): (3, 2)), 0-d,
+#: empty, int32 and int64 mixed
+MULTI_SHAPES = [(((3, 1), "int64"), ((2,), "int32")), (((4,), "int32"), ((4,), "int64")),
+                (((), "int64"), ((3,), "int64")), (((2, 1, 2), "int32"), ((3, 1), "int32")),
+                (((0,), "int64"), ((1,), "int32")), (((2, 3), "int64"), ((), "int32")),
+                (((1,), "int32"), ((2, 2), "int64"))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", MULTI_INDEX, ids=lambda c: c[0])
+def test_gather_several_index_arrays(case, dtype, rng):
+    """x[i, j]: the index arrays broadcast together, their shape in place of the indexed
+    dims when these are adjacent and first when a slice separates them (NumPy's rule);
+    negative indices, int32 and int64 mixed."""
+    _, entries, sizes = case
+    for specs in MULTI_SHAPES:
+        x = hg.tensor("x", (5, 4, 3), dtype)
+        i, j = (hg.tensor(name, shape, dt) for name, (shape, dt) in zip("ij", specs))
+        index = [_index(rng, shape, n, dt) for (shape, dt), n in zip(specs, sizes)]
+        check(hg.Graph([x, i, j], x[entries(i, j)]), values(rng, (5, 4, 3), dtype), *index, tol=EXACT)
+
+
+def test_gather_several_index_arrays_of_views_and_ints(rng):
+    """Index arrays into views (a transpose, reversed and stepped slices, a broadcast),
+    ints among index arrays (constant 0-d index arrays: an int apart from an array puts
+    the index shape first, as NumPy's), computed and constant indices, gathers used."""
+    x = hg.tensor("x", (5, 4, 3), "float64")
+    i = hg.tensor("i", (3, 1), "int64")
+    j = hg.tensor("j", (2,), "int32")
+    k = np.array([[0, -1], [2, 1]])
+    g = hg.Graph([x, i, j], [x.T[j, :, i], x[::-1, 1:][:, i, j], hg.broadcast_to(x[0], (6, 4, 3))[i, :, j],
+                             x[i, 1], x[i, :, -1], x[-1, :, j], x[i, j, 2], x[1, i, j], x[k, :, j[::-1]],
+                             x[i + 1, j - 1] * 2, x[i, j][::-1, ::-1], x[np.array([4, 0]), np.array([[3], [-4]])]])
+    check(g, values(rng, (5, 4, 3), "float64"), np.array([[0], [-1], [2]]), np.array([2, -3], np.int32), tol=EXACT)
+    # NumPy's shapes
+    assert tuple(x[i, :, -1].shape) == (3, 1, 4) and tuple(x[-1, :, j].shape) == (2, 4)
+
+
+def test_several_index_arrays_out_of_range(rng):
+    """An index of any array out of its axis' range raises IndexError, as perform does."""
+    x = hg.tensor("x", (5, 4, 3), "float64")
+    i, j = hg.tensor("i", (3, 1), "int64"), hg.tensor("j", (2,), "int32")
+    for y, (ni, nj) in [(x[i, j], (5, 4)), (x[i, :, j], (5, 3)), (hg.at(x)[i, j].add(1.0), (5, 4)),
+                        (hg.at(x)[:, i, j].set(0.0), (4, 3)), (x[i, j] * 2, (5, 4))]:
+        g = hg.Graph([x, i, j], y)
+        program = vm.assemble(g)
+        for bad_i, bad_j in [(ni, 0), (-ni - 1, 0), (0, nj), (0, -nj - 1), (np.iinfo(np.int64).min, 0)]:
+            args = (values(rng, (5, 4, 3), "float64"), np.array([[0], [bad_i], [1]]), np.array([1, bad_j], np.int32))
+            with pytest.raises(IndexError):
+                reference(g, args)
+            with pytest.raises(IndexError, match="out of bounds"):
+                program(*args)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", MULTI_INDEX, ids=lambda c: c[0])
+def test_scatter_several_index_arrays(case, mode, dtype, rng):
+    """Updates at x[i, j] in each mode, v of the indexed shape and broadcast; duplicate
+    index pairs accumulate (set: the last write is kept, as NumPy's assignment in order)."""
+    _, entries, (ni, nj) = case
+    x = hg.tensor("x", (5, 4, 3), dtype)
+    i, j = hg.tensor("i", (4, 1), "int64"), hg.tensor("j", (2,), "int32")
+    target = tuple(x[entries(i, j)].shape)
+    v = hg.tensor("v", target, dtype)
+    w = hg.tensor("w", target[-1:], dtype)
+    g = hg.Graph([x, v, w, i, j], [_update(x, entries(i, j), v, mode), _update(x, entries(i, j), w, mode)])
+    index_i, index_j = _index(rng, (4, 1), ni), _index(rng, (2,), nj, "int32")
+    index_i[1] = index_i[0]  # the same elements, twice
+    index_i[2] = index_i[0] - ni if index_i[0] >= 0 else index_i[0] + ni  # and wrapped
+    check(g, values(rng, (5, 4, 3), dtype), values(rng, target, dtype), values(rng, target[-1:], dtype),
+          index_i, index_j)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_diagonal(dtype, rng):
+    """at(zeros((n, n)))[arange(n), arange(n)].set(v) (the constructors have no inputs:
+    evaluated once), updates along a diagonal in each mode, diagonals gathered."""
+    for n in (0, 1, 4, 7):
+        v = hg.tensor("v", (n,), dtype)
+        a = hg.tensor("a", (n, n), dtype)
+        k = hg.arange(n)
+        outs = [hg.at(hg.zeros((n, n), dtype))[k, k].set(v), hg.diagonal(a), a[k, k[::-1]], hg.diagonal(a.T, 1),
+                hg.at(hg.eye(n, dtype=dtype))[k[::-1], k].set(v[::-1])]
+        outs += [_update(a, (k, k), v, mode) for mode in MODES]
+        check(hg.Graph([v, a], outs), values(rng, (n,), dtype), values(rng, (n, n), dtype))
 
 
 # --- constants and outputs --------------------------------------------------------------
@@ -694,7 +1142,7 @@ def test_constant_folding(rng):
     x = hg.tensor("x", (3,), "float64")
     y = x * hg.exp(c).sum(axis=0) + hg.sort(c, axis=1)[0] - hg.cumsum(c, axis=1)[1] + c[1][k]
     g = hg.Graph([x], [y, hg.sort(c, axis=0), hg.exp(c) + x])
-    program = vm.assemble(g)  # sort and cumsum, unsupported, only ever see constants
+    program = vm.assemble(g)  # sort, unsupported, only ever sees constants
     check(g, values(rng, (3,), "float64"))
     assert program.n_instructions < len(g.toposort())
 
@@ -768,6 +1216,23 @@ def test_no_inputs():
     assert outs[1].dtype == np.float32
 
 
+def test_nodes_without_inputs_are_folded(rng):
+    """zeros, full, arange and eye (nodes of no inputs) are evaluated once, as nodes of
+    constants: the program is the one of the graph with their values as constants."""
+    x = hg.tensor("x", (3,), "float64")
+
+    def model(zeros, eye, arange, full, eye2):
+        return [zeros + x, eye @ x, arange * x, full * x, eye2[0], hg.exp(eye2)[1:] - x[:1, None]]
+
+    g = hg.Graph([x], model(hg.zeros((2, 3)), hg.eye(3), hg.arange(3), hg.full((3,), 2.5), hg.eye(3, 4, k=1)))
+    consts = hg.Graph([x], model(*(hg.constant(c) for c in (np.zeros((2, 3)), np.eye(3), np.arange(3),
+                                                            np.full(3, 2.5), np.eye(3, 4, k=1)))))
+    check(g, values(rng, (3,), "float64"))
+    assert vm.assemble(g).n_instructions == vm.assemble(consts).n_instructions
+    # a graph of constructors only
+    check(hg.Graph([], [hg.arange(1, 7, 2), hg.full((2, 2), True, "bool"), hg.eye(2, dtype="int32") * 3]))
+
+
 # --- what assemble refuses --------------------------------------------------------------
 def _refused(inputs, outputs, match):
     with pytest.raises(vm.Unsupported, match=match) as info:
@@ -792,7 +1257,9 @@ def test_unsupported_inputs():
 def test_unsupported_ops():
     x = hg.tensor("x", (4,), "float64")
     _refused([x], [hg.sort(x)], "Sort|sort")
-    _refused([x], [hg.cumsum(x)], "Cum|cum")
+    _refused([x], [hg.cummax(x)], "max")
+    _refused([x], [hg.cummin(x)], "min")
+    _refused([x], [hg.inv(hg.reshape(x, (2, 2)))], "Inv")
     _refused([x], [hg.mean(x)], "Mean")
     _refused([x], [hg.argmax(x)], "rg")
     n = hg.tensor("n", (4,), "int64")
@@ -904,7 +1371,8 @@ def _view_chains(draw):
     shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=4)))
     dtype = draw(st.sampled_from(DTYPES))
     chain = draw(st.lists(st.tuples(st.sampled_from(_VIEWS), st.integers(0, 10 ** 6)), max_size=5))
-    last = draw(st.sampled_from(["copy", "unary", "binary", "sum", "max", "concat", "cast", "gather"]))
+    last = draw(st.sampled_from(["copy", "unary", "binary", "sum", "max", "concat", "cast", "gather", "gather2",
+                                 "cumsum"]))
     return shape, dtype, chain, last, draw(st.integers(0, 2 ** 32 - 1))
 
 
@@ -952,6 +1420,15 @@ def _finish(x, y, last, r):
         n = x.shape[axis]
         idx = (slice(None),) * axis + (np.array([r % n, -1, -(r % n) - 1]),)
         return x[idx]
+    if last == "gather2" and x.ndim > 1 and x.size:  # two index arrays, adjacent or not
+        a, b = r % x.ndim, (r // 7) % x.ndim
+        if a != b:
+            idx = [slice(None)] * x.ndim
+            idx[a] = np.array([[r % x.shape[a]], [-1]])
+            idx[b] = np.array([0, -(r % x.shape[b]) - 1, x.shape[b] - 1])
+            return x[tuple(idx)]
+    if last == "cumsum":
+        return hg.cumsum(x, axis=r % x.ndim if x.ndim and r % 3 else None)
     return x
 
 
