@@ -110,11 +110,15 @@ def is_rng_type(pt_type) -> bool:
     return isinstance(pt_type, RandomGeneratorType)
 
 
-def input_type(pt_type) -> TensorType | None:
+def input_type(pt_type, rng: str = "keys") -> TensorType | None:
     """The hlograph type of a graph input of PyTensor type ``pt_type``: its tensor type,
-    or a ``uint32[2]`` key for a random generator (the linker passes the key derived
-    from the Generator: see ``dispatch/random.py``); None for other types."""
+    or for a random generator a ``uint32[2]`` key (``rng="keys"``: the linker passes the
+    key derived from the Generator) or its ``uint64[5]`` PCG64 state (``rng="numpy"``;
+    see ``dispatch/random.py``); None for other types."""
     if is_rng_type(pt_type):
+        if rng == "numpy":
+            from .dispatch.random import STATE_TYPE
+            return STATE_TYPE
         from ...frontend.ops.random import KEY_TYPE
         return KEY_TYPE
     return hlograph_type(pt_type)
@@ -181,7 +185,9 @@ class Context:
     """What a converter sees besides its node: static values of the converted graph
     and conversion of inner graphs (``Composite``, ``OpFromGraph``)."""
 
-    def __init__(self, unknown_dims: bool, probe: bool = False):
+    def __init__(self, unknown_dims: bool, probe: bool = False, rng: str = "keys"):
+        #: how random generators are represented: "keys" or "numpy" (``input_type``)
+        self.rng = rng
         #: the graph has inputs with unknown dims: a value missing now may be known once
         #: the graph is specialized to the shapes of its arguments
         self.unknown_dims = unknown_dims
@@ -460,12 +466,13 @@ class Conversion:
 @collector_paused()  # converting allocates graph objects by the thousand, as lowering does
 def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | None = None,
                    single_output: bool = False, probe: bool = False,
-                   overwrites: Sequence[Overwrite] = ()) -> Conversion:
+                   overwrites: Sequence[Overwrite] = (), rng: str = "keys") -> Conversion:
     """Converts ``fgraph``; ``input_types`` (hlograph TensorTypes, one per input) replace
     the types PyTensor declares, e.g. with the shapes of the arguments of a call.
     ``overwrites``: the in-place results on graph inputs (``inplace.destroyed_inputs``):
     what each leaves in its input becomes an output after the graph's own, listed in
-    the conversion's ``writebacks``.
+    the conversion's ``writebacks``. ``rng``: how random generators are represented
+    (``input_type``).
 
     ``probe``: raise ``NeedsShapes`` where a node would convert only once the input
     dims are known (the caller then converts per argument shapes) instead of running
@@ -474,7 +481,7 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
     if input_types is None:
         types = []
         for i, v in enumerate(pt_inputs):
-            t = input_type(v.type)
+            t = input_type(v.type, rng)
             if t is None:
                 raise NotImplementedError(
                     f"input {i} ({v}) has the PyTensor type {v.type}, which hlograph does not "
@@ -486,11 +493,11 @@ def convert_fgraph(fgraph: FunctionGraph, input_types: Sequence[TensorType] | No
         if len(types) != len(pt_inputs):
             raise ValueError(f"expected {len(pt_inputs)} input types, got {len(types)}")
         for i, (v, t) in enumerate(zip(pt_inputs, types)):
-            want = input_type(v.type)
+            want = input_type(v.type, rng)
             if want is None or want.dtype != t.dtype or want.ndim != t.ndim:
                 raise TypeError(f"input {i} ({v}): type {t} does not fit {v.type}")
     inputs = [Variable(t, name=v.name or f"input{i}") for i, (v, t) in enumerate(zip(pt_inputs, types))]
-    ctx = Context(unknown_dims=any(not t.is_static for t in types), probe=probe)
+    ctx = Context(unknown_dims=any(not t.is_static for t in types), probe=probe, rng=rng)
     values: dict = dict(zip(pt_inputs, inputs))
     _convert_nodes(ctx, fgraph.toposort(), values)
     outputs = []

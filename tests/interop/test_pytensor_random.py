@@ -1,8 +1,9 @@
-"""Random variables in the HLOGRAPH mode: PyTensor's ``RandomVariable`` Ops on
-hlograph's random family, random generators as keys, and their updates. The bits
-cannot match NumPy's generator: draws are checked against the distribution (a
-Kolmogorov-Smirnov test, moments, frequencies) with fixed seeds, and shapes and
-dtypes against PyTensor's own mode."""
+"""Random variables in the HLOGRAPH mode with ``rng="keys"`` (the default on GPU and
+TPU): PyTensor's ``RandomVariable`` Ops on hlograph's random family, random generators
+as keys, and their updates. The bits cannot match NumPy's generator: draws are checked
+against the distribution (a Kolmogorov-Smirnov test, moments, frequencies) with fixed
+seeds, and shapes and dtypes against PyTensor's own mode. (``rng="numpy"``, the CPU's
+default: test_pytensor_random_numpy.py.)"""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ import hlograph.interop.pytensor as hgpt  # noqa: E402
 from hlograph.interop.pytensor.dispatch.random import generator_of, key_of  # noqa: E402
 from hlograph.tests.interop.pytensor_helpers import compare_hlograph_and_py, fallbacks_of, py_mode  # noqa: E402,E501
 
+#: the mode these tests compile with: random generators as hlograph keys
+KEYS = hgpt.mode(rng="keys")
+
 N = 4000
 
 pytestmark = [pytest.mark.filterwarnings("ignore:RandomVariable Ops will stop hiding:DeprecationWarning"),
@@ -34,7 +38,7 @@ def _draw(make, seed=0, n_calls=1, allow_fallback=False):
     function."""
     rng = pytensor.shared(np.random.default_rng(seed))
     x = make(rng)
-    fn = pytensor.function([], x, updates={rng: x.owner.outputs[0]}, mode="HLOGRAPH")
+    fn = pytensor.function([], x, updates={rng: x.owner.outputs[0]}, mode=KEYS)
     draws = [fn() for _ in range(n_calls)]
     if not allow_fallback:
         assert not fallbacks_of(fn), fallbacks_of(fn)
@@ -89,7 +93,7 @@ def test_repeated_calls_with_updates_give_new_draws_and_a_new_generator():
     rng = pytensor.shared(np.random.default_rng(7))
     before = rng.get_value()
     x = pt.random.normal(size=(5,), rng=rng)
-    fn = pytensor.function([], x, updates={rng: x.owner.outputs[0]}, mode="HLOGRAPH")
+    fn = pytensor.function([], x, updates={rng: x.owner.outputs[0]}, mode=KEYS)
     a, b = fn(), fn()
     assert not np.allclose(a, b)
     after = rng.get_value()
@@ -105,12 +109,12 @@ def test_repeated_calls_with_updates_give_new_draws_and_a_new_generator():
 def test_without_updates_every_call_gives_the_same_draws_as_pytensor():
     rng = pytensor.shared(np.random.default_rng(3))
     x = pt.random.uniform(size=(4,), rng=rng)
-    fn = pytensor.function([], x, mode="HLOGRAPH")
+    fn = pytensor.function([], x, mode=KEYS)
     ref = pytensor.function([], x)
     np.testing.assert_array_equal(fn(), fn())
     np.testing.assert_array_equal(ref(), ref())
     # a function updating the generator draws the same first, then from the next state
-    upd = pytensor.function([], x, mode="HLOGRAPH", updates={rng: x.owner.outputs[0]})
+    upd = pytensor.function([], x, mode=KEYS, updates={rng: x.owner.outputs[0]})
     first = fn()
     np.testing.assert_array_equal(upd(), first)
     assert not np.allclose(upd(), first)
@@ -121,7 +125,7 @@ def test_two_variables_from_one_generator_are_independent():
     rng = pytensor.shared(np.random.default_rng(11))
     nxt, x = pt.random.normal(size=(N,), rng=rng).owner.outputs
     y = pt.random.normal(size=(N,), rng=nxt)
-    fn = pytensor.function([], [x, y], updates={rng: y.owner.outputs[0]}, mode="HLOGRAPH")
+    fn = pytensor.function([], [x, y], updates={rng: y.owner.outputs[0]}, mode=KEYS)
     a, b = fn()
     assert abs(np.corrcoef(a, b)[0, 1]) < 0.06
     assert not np.allclose(a, b)
@@ -132,7 +136,7 @@ def test_shared_rng_of_random_stream():
         warnings.simplefilter("ignore", FutureWarning)
         srng = pt.random.RandomStream(5)
     x = srng.normal(0.0, 1.0, size=(3,))
-    fn = pytensor.function([], x, mode="HLOGRAPH")  # RandomStream sets the default updates
+    fn = pytensor.function([], x, mode=KEYS)  # RandomStream sets the default updates
     a, b = fn(), fn()
     assert a.shape == (3,) and not np.allclose(a, b)
 
@@ -140,7 +144,7 @@ def test_shared_rng_of_random_stream():
 def test_explicit_generator_input_and_output():
     rng = random_generator_type("rng")
     nxt, x = pt.random.normal(0.0, 1.0, size=(2, 3), rng=rng).owner.outputs
-    fn = pytensor.function([rng], [nxt, x], mode="HLOGRAPH")
+    fn = pytensor.function([rng], [nxt, x], mode=KEYS)
     g = np.random.default_rng(0)
     g2, a = fn(g)
     assert isinstance(g2, np.random.Generator) and a.shape == (2, 3) and a.dtype == np.float64
@@ -198,7 +202,7 @@ def test_symbolic_parameters():
     loc, scale = pt.dscalar("loc"), pt.dvector("scale")
     rng = pytensor.shared(np.random.default_rng(2))
     x = pt.random.normal(loc, scale, size=(N, 2), rng=rng)
-    fn = pytensor.function([loc, scale], x, updates={rng: x.owner.outputs[0]}, mode="HLOGRAPH")
+    fn = pytensor.function([loc, scale], x, updates={rng: x.owner.outputs[0]}, mode=KEYS)
     d = fn(3.0, np.array([0.1, 4.0]))
     np.testing.assert_allclose(d.mean(axis=0), [3.0, 3.0], atol=0.3)
     np.testing.assert_allclose(d.std(axis=0), [0.1, 4.0], rtol=0.06)
@@ -298,7 +302,7 @@ def test_vonmises_against_numpy_draws(mu, kappa):
 def test_invalid_parameters_raise_value_error_instead_of_looping(make, bad, match):
     v = pt.dvector("v")
     rng = pytensor.shared(np.random.default_rng(0))
-    fn = pytensor.function([v], make(v, rng), mode="HLOGRAPH")
+    fn = pytensor.function([v], make(v, rng), mode=KEYS)
     assert not fallbacks_of(fn)
     assert fn(np.array([0.5, 0.5])).shape == (2,)
     for values in bad:
@@ -312,7 +316,7 @@ def test_a_parameter_shape_that_does_not_fit_the_size_is_an_error():
     x = pt.random.dirichlet(alpha, size=(10, 4), rng=rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hgpt.FallbackWarning)
-        fn = pytensor.function([alpha], x, mode="HLOGRAPH")
+        fn = pytensor.function([alpha], x, mode=KEYS)
         with pytest.raises(ValueError, match=r"Vectorized input 0 has an incompatible shape in axis 1\."):
             fn(np.ones((3, 3)))
         assert fn(np.ones((4, 3))).shape == (10, 4, 3)
@@ -344,7 +348,7 @@ def test_categorical_of_probabilities_known_at_run_time():
     p = pt.tensor3("p")
     rng = pytensor.shared(np.random.default_rng(0))
     x = pt.random.categorical(p, size=(5, 2, 3), rng=rng)
-    fn = pytensor.function([p], x, updates={rng: x.owner.outputs[0]}, mode="HLOGRAPH")
+    fn = pytensor.function([p], x, updates={rng: x.owner.outputs[0]}, mode=KEYS)
     p_val = np.eye(4)[np.array([[0, 1, 2], [3, 3, 1]])]  # one-hot: the draws are certain
     res = fn(p_val)
     assert not fallbacks_of(fn)
@@ -385,9 +389,9 @@ def test_choice_of_rows_with_a_size_tensor():
         np.testing.assert_array_equal(got.sum(axis=-1), 1.0)
         assert set(np.unique(got)) == {0.0, 1.0}
 
-    compare_hlograph_and_py([a, p], [x], [np.eye(3), np.array([0.25, 0.5, 0.25])], assert_fn=rows_of_identity)
+    compare_hlograph_and_py([a, p], [x], [np.eye(3), np.array([0.25, 0.5, 0.25])], assert_fn=rows_of_identity, mode=KEYS)
     y = pt.random.choice(a, size=pt.as_tensor([2]), replace=True, rng=rng)  # uniform over the rows
-    compare_hlograph_and_py([a], [y], [np.eye(5)], assert_fn=rows_of_identity)
+    compare_hlograph_and_py([a], [y], [np.eye(5)], assert_fn=rows_of_identity, mode=KEYS)
 
 
 def test_choice_of_rows_with_replacement():
@@ -395,7 +399,7 @@ def test_choice_of_rows_with_replacement():
     a, p = pt.dmatrix("a"), pt.dvector("p")
     rng = random_generator_type("rng")
     x = pt.random.choice(a, p=p, size=(3, 3), replace=True, rng=rng)
-    fn = pytensor.function([a, p, rng], x, mode="HLOGRAPH")
+    fn = pytensor.function([a, p, rng], x, mode=KEYS)
     res = np.stack([fn(np.eye(3), np.array([0.25, 0.5, 0.25]), np.random.default_rng(i)) for i in range(300)])
     assert not fallbacks_of(fn)
     assert res.shape == (300, 3, 3, 3)
@@ -427,7 +431,7 @@ def test_size_known_only_at_run_time_runs_perform():
     x = pt.random.normal(0.0, 1.0, size=(n,), rng=rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hgpt.FallbackWarning)
-        fn = pytensor.function([n], x, updates={rng: x.owner.outputs[0]}, mode="HLOGRAPH")
+        fn = pytensor.function([n], x, updates={rng: x.owner.outputs[0]}, mode=KEYS)
         a, b = fn(3), fn(5)
     assert a.shape == (3,) and b.shape == (5,)
     assert [name for name, _ in fallbacks_of(fn)] == ["NormalRV"]
@@ -437,8 +441,8 @@ def test_update_with_another_generator_passes_that_generator():
     rng = pytensor.shared(np.random.default_rng(1))
     other = pytensor.shared(np.random.default_rng(2))
     x = pt.random.normal(size=(4,), rng=rng)
-    fn = pytensor.function([], x, updates={rng: other}, mode="HLOGRAPH")
-    reads_other = pytensor.function([], pt.random.normal(size=(4,), rng=other), mode="HLOGRAPH")
+    fn = pytensor.function([], x, updates={rng: other}, mode=KEYS)
+    reads_other = pytensor.function([], pt.random.normal(size=(4,), rng=other), mode=KEYS)
     first = fn()
     assert rng.get_value() is not other.get_value()  # a copy of its value
     assert rng.get_value().bit_generator.state == other.get_value().bit_generator.state
@@ -454,7 +458,7 @@ def test_multivariate_normal_factorizes_as_its_method_says(method):
     rng = pytensor.shared(np.random.default_rng(0))
     cov = np.array([[1.0, 1.0], [1.0, 1.0]])
     x = pt.random.multivariate_normal(np.zeros(2), cov, size=(20000,), rng=rng, method=method)
-    draws = pytensor.function([], x, mode="HLOGRAPH")()
+    draws = pytensor.function([], x, mode=KEYS)()
     assert draws.shape == (20000, 2) and np.isfinite(draws).all()
     np.testing.assert_allclose(np.cov(draws.T), cov, atol=0.05)
 
@@ -466,7 +470,7 @@ def test_a_batched_permutation_shuffles_each_member_along_its_own_axis():
     rng = pytensor.shared(np.random.default_rng(0))
     rv_op = PermutationRV(ndim_supp=2, ndims_params=[2], dtype="int64")
     x = np.arange(5 * 3 * 2).reshape((5, 3, 2))
-    draws = pytensor.function([], rv_op(x, rng=rng), mode="HLOGRAPH")()
+    draws = pytensor.function([], rv_op(x, rng=rng), mode=KEYS)()
     assert draws.shape == (5, 3, 2)
     for i in range(5):
         rows = sorted(map(tuple, draws[i]))

@@ -33,6 +33,12 @@ The design, end to end:
 
 The draws follow PyTensor's distributions; the bits differ from NumPy's (XLA's
 Threefry generator on a device), so tests compare moments and distributions.
+
+That is the ``rng="keys"`` setting of the mode (the default on GPU and TPU). With
+``rng="numpy"`` (the default on the CPU) a Generator is its PCG64 state instead
+(``STATE_TYPE``, ``state_of``/``generator_of_state``), and each random variable runs
+its PyTensor ``perform`` on the host with that Generator (``NumpyDraw``): the same
+numbers, and the same next state, as PyTensor's C, Python and NUMBA backends.
 """
 
 from __future__ import annotations
@@ -51,7 +57,8 @@ from ....runtime.host import segment as _segment
 from ..convert import NotConvertible, NotStatic, _static_python, cast, hlograph_convert, hlograph_type
 from ..convert import run_pytensor_node
 
-__all__ = ["key_of", "generator_of", "RandomPerform", "SAMPLERS"]
+__all__ = ["key_of", "generator_of", "RandomPerform", "SAMPLERS", "STATE_TYPE", "state_of",
+           "generator_of_state", "NumpyDraw"]
 
 
 # --- Generator <-> key ---------------------------------------------------------------------
@@ -86,6 +93,86 @@ def generator_of(key: np.ndarray) -> np.random.Generator:
     """A new NumPy Generator for a ``uint32[2]`` key (the next state of a generator)."""
     k = np.asarray(key, dtype=np.uint32).reshape(-1)
     return np.random.default_rng([int(k[0]), int(k[1])])
+
+
+# --- Generator <-> state (rng="numpy") ------------------------------------------------------
+#: the hlograph type of a NumPy PCG64 Generator's state: the 128-bit state and increment
+#: (high word first), then ``has_uint32 << 32 | uinteger``
+STATE_TYPE = TensorType(np.dtype(np.uint64), (5,))
+
+
+def state_of(generator: np.random.Generator) -> np.ndarray:
+    """The ``uint64[5]`` state of a NumPy Generator on PCG64 (NumPy's default), for the
+    ``rng="numpy"`` setting (``generator`` itself does not advance)."""
+    if not isinstance(generator, np.random.Generator):
+        raise TypeError(f"expected a numpy.random.Generator for a random generator input, "
+                        f"got {type(generator).__name__}")
+    st = generator.bit_generator.state
+    if st.get("bit_generator") != "PCG64":
+        raise TypeError(f"the HLOGRAPH mode draws NumPy's numbers from a PCG64 Generator (NumPy's "
+                        f"default), got a Generator on {st.get('bit_generator')}: use "
+                        f"numpy.random.default_rng, or hlograph.interop.pytensor.mode(rng='keys')")
+    s, inc = st["state"]["state"], st["state"]["inc"]
+    return np.array([s >> 64, s & _MASK64, inc >> 64, inc & _MASK64,
+                     (int(st["has_uint32"]) << 32) | int(st["uinteger"])], dtype=np.uint64)
+
+
+def generator_of_state(state: np.ndarray) -> np.random.Generator:
+    """The NumPy Generator (PCG64) in ``state`` (a ``state_of`` value)."""
+    w = [int(x) for x in np.asarray(state, dtype=np.uint64).reshape(-1)]
+    bits = copy.copy(_PCG64)
+    bits.state = {"bit_generator": "PCG64", "state": {"state": (w[0] << 64) | w[1], "inc": (w[2] << 64) | w[3]},
+                  "has_uint32": w[4] >> 32, "uinteger": w[4] & 0xFFFFFFFF}
+    return np.random.Generator(bits)
+
+
+_PCG64 = np.random.PCG64(0)  # copied (no entropy drawn) and given a state
+
+
+class NumpyDraw(Op):
+    """A PyTensor random variable drawn by its own ``perform`` from the NumPy Generator
+    whose state is its first input (``rng="numpy"``): outputs the Generator's next state
+    and the draws, the numbers PyTensor's C, Python and NUMBA backends give. Inputs
+    ``[state, size (when not fixed), *params]``; runs on the host."""
+
+    host_reason = "draws NumPy's numbers from the Generator's state"
+
+    def __init__(self, pt_node, fixed_size, has_size_input: bool):
+        self.pt_node = pt_node
+        self.fixed_size = fixed_size
+        self.has_size_input = has_size_input
+        self.name = type(pt_node.op).__name__
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def __str__(self) -> str:
+        return f"NumpyDraw{{{self.pt_node.op}}}"
+
+    __repr__ = __str__
+
+    @classmethod
+    def apply(cls, pt_node, state: Variable, size, params: list[Variable]) -> list[Variable]:
+        has_size = isinstance(size, Variable)
+        if not has_size and not _static_python(size):
+            raise NotImplementedError(f"{type(pt_node.op).__name__}: its size {size!r} is not a tensor")
+        op = cls(pt_node, None if has_size else size, has_size)
+        return op.make_node(state, *([size] if has_size else []), *params).outputs
+
+    def make_node(self, state, *inputs) -> Apply:
+        out = hlograph_type(self.pt_node.outputs[1].type)
+        return Apply(self, [state, *inputs], [STATE_TYPE, TensorType(out.dtype, out.shape)])
+
+    def perform(self, node, inputs):
+        state, *rest = inputs
+        if self.has_size_input:
+            size, *params = rest
+        else:
+            size, params = self.fixed_size, rest
+        if size is not None:
+            size = np.asarray(size, dtype=np.int64)
+        next_gen, draws = run_pytensor_node(self.pt_node, [generator_of_state(state), size, *params])
+        return [state_of(next_gen), draws]
 
 
 # --- the samplers ----------------------------------------------------------------------------
@@ -616,6 +703,9 @@ def convert_random_variable(op, node, inputs, ctx):
     docstring); without a sampler, PyTensor's perform draws with that key."""
     from ..fallback import _warn, op_name
     rng, size, *params = inputs
+    if isinstance(rng, Variable) and rng.type == STATE_TYPE:  # rng="numpy": NumPy's own numbers
+        params = [p if isinstance(p, Variable) else Constant(np.asarray(p)) for p in params]
+        return NumpyDraw.apply(node, rng, size, params)
     if not isinstance(rng, Variable) or rng.type != hr.KEY_TYPE:
         raise NotConvertible("the random generator is not a graph input or a random variable's output")
     keys = hr.split(rng, 2)
@@ -683,3 +773,4 @@ class RandomPerform(Op):
 # hlograph's own warning about Ops run by their perform: FallbackWarning names the
 # PyTensor random variable instead
 _segment.quiet_python_fallback(RandomPerform)
+_segment.quiet_python_fallback(NumpyDraw)
