@@ -254,6 +254,17 @@ static inline int64_t i2(int f, int64_t a, int64_t b) {
             for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)                   \
                 *(double *)p0 = f2(F, *(const double *)p1, *(const double *)p2);                \
         break;
+/* comparisons of float64 operands into bool */
+#define EW2B(F)                                                                                 \
+    case F:                                                                                     \
+        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)                       \
+            *(uint8_t *)p0 = f2(F, *(const double *)p1, *(const double *)p2) != 0;              \
+        break;
+#define COMPARE_CASES                                                                           \
+    EW2B(F_EQ) EW2B(F_NE) EW2B(F_LT) EW2B(F_LE) EW2B(F_GT) EW2B(F_GE)                         \
+    default:                                                                                    \
+        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)                       \
+            stf(p0, d0, f2(sub, *(const double *)p1, *(const double *)p2));
 #define UNARY_CASES                                                                             \
     EW1(F_COPY) EW1(F_NEG) EW1(F_ABS) EW1(F_SIGN) EW1(F_EXP) EW1(F_LOG) EW1(F_LOG1P) EW1(F_EXPM1) \
     EW1(F_SQRT) EW1(F_SIN) EW1(F_COS) EW1(F_TAN) EW1(F_TANH) EW1(F_FLOOR) EW1(F_CEIL)           \
@@ -634,6 +645,8 @@ static int run_code(Program *self, char **slots) {
                     } else if (cls == CL_F) {
                         if (d0 == DT_F64 && d1 == DT_F64 && d2 == DT_F64) {
                             switch (sub) { BINARY_CASES }
+                        } else if (d0 == DT_BOOL && d1 == DT_F64 && d2 == DT_F64) {
+                            switch (sub) { COMPARE_CASES }
                         } else
                             for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, p2 += s2)
                                 stf(p0, d0, f2(sub, ldf(p1, d1), ldf(p2, d2)));
@@ -681,6 +694,15 @@ static int run_code(Program *self, char **slots) {
                     } else
                         for (int64_t i = 0; i < inner; i++, p1 += s1) acc += *(const double *)p1;
                     *(double *)p0 = acc;
+                } else if (cls == CL_F && d0 == DT_F64 && d1 == DT_F64 && (sub == R_SUM || sub == R_MAX || sub == R_MIN)) {
+                    if (sub == R_SUM)
+                        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1) *(double *)p0 += *(const double *)p1;
+                    else if (sub == R_MAX)
+                        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1)
+                            *(double *)p0 = fmax_np(*(double *)p0, *(const double *)p1);
+                    else
+                        for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1)
+                            *(double *)p0 = fmin_np(*(double *)p0, *(const double *)p1);
                 } else if (cls == CL_F) {
                     for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1) {
                         double a = ldf(p0, d0), x = ldf(p1, d1);
@@ -718,6 +740,21 @@ static int run_code(Program *self, char **slots) {
                    extra: class, k, then k x (axis stride, axis length) */
                 int k = (int)extra[1];
                 int64_t isz = d0 == DT_F64 || d0 == DT_I64 ? 8 : d0 == DT_BOOL ? 1 : 4;
+                if (k == 1 && ops[2].dt == DT_I64 && isz == 8 &&
+                    (op == OP_GATHER || (sub == S_ADD && d0 == DT_F64 && d1 == DT_F64))) {
+                    /* the common case (x[idx], and its gradient), without per-element dispatch */
+                    const char *ip = ops[2].p;
+                    int64_t ist = nd ? ops[2].st[last] : 0, ast = extra[2], alen = extra[3];
+                    for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1, ip += ist) {
+                        int64_t j0 = *(const int64_t *)ip, j = j0 < 0 ? j0 + alen : j0;
+                        if (j < 0 || j >= alen) return index_error(j0, alen);
+                        if (op == OP_GATHER)
+                            *(int64_t *)p0 = *(const int64_t *)(p1 + j * ast);
+                        else
+                            *(double *)(p0 + j * ast) += *(const double *)p1;
+                    }
+                    break;
+                }
                 for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1) {
                     int64_t off = 0;
                     for (int q = 0; q < k; q++) {

@@ -71,13 +71,17 @@ try:
 except ImportError:  # the extension is optional (setup.py)
     _vm = None
 
-__all__ = ["AVAILABLE", "Unsupported", "Program", "assemble", "MAX_ELEMENTS"]
+__all__ = ["AVAILABLE", "Unsupported", "Program", "assemble", "MAX_ELEMENTS", "MAX_WORK"]
 
 #: True when the C executor is built
 AVAILABLE = _vm is not None
 #: the largest number of elements of any value a program holds (larger graphs are XLA's:
 #: its fused, vectorized and threaded kernels win there)
 MAX_ELEMENTS = 1 << 16
+#: the most elementary operations per call for which the PyTensor mode's ``executor="auto"``
+#: picks the executor (measured: a GP log-density on 50 points, ~170k, runs faster here
+#: than through XLA; its gradient, ~1.3M, slower)
+MAX_WORK = 250_000
 
 OP_EW, OP_FILL, OP_REDUCE, OP_DOT, OP_GATHER, OP_SCATTER, OP_CUM, OP_CHOL, OP_TRSM = 1, 2, 3, 4, 5, 6, 7, 8, 9
 CL_F, CL_I = 0, 1
@@ -776,7 +780,7 @@ class Program:
     dtypes and shapes; another dtype or shape raises TypeError or ValueError naming
     the argument."""
 
-    def __init__(self, graph: Graph, program, n_instructions: int):
+    def __init__(self, graph: Graph, program, n_instructions: int, work: int = 0):
         self.graph = graph
         self._program = program
         #: the C program itself: ``raw(*args)`` returns NotImplemented where ``__call__``
@@ -784,6 +788,8 @@ class Program:
         self.raw = program
         #: how many instructions run per call
         self.n_instructions = n_instructions
+        #: about how many elementary operations a call does (``_work``)
+        self.work = work
         self._types = [v.type for v in graph.inputs]
 
     def __call__(self, *args: Any) -> tuple:
@@ -817,9 +823,11 @@ class Program:
                 f"{len(self.graph.toposort())} nodes, {self.n_instructions} instructions")
 
 
-def assemble(graph: Graph, *, linalg_errors: str = "nan") -> Program:
+def assemble(graph: Graph, *, linalg_errors: str = "nan", max_work: int | None = None) -> Program:
     """``graph`` as a ``Program`` for the executor; ``Unsupported`` when it has a node,
-    dtype or size the executor does not take, or the executor is not built.
+    dtype or size the executor does not take, or the executor is not built, or (with
+    ``max_work``) a call would do more than ``max_work`` elementary operations (``MAX_WORK``:
+    where XLA's fused, vectorized kernels win back PJRT's per-call floor).
 
     ``linalg_errors``: what a Cholesky factorization of a matrix that is not positive
     definite, or a triangular solve with a zero on the diagonal, gives: ``"nan"``
@@ -836,5 +844,18 @@ def assemble(graph: Graph, *, linalg_errors: str = "nan") -> Program:
     code = asm.encode(len(graph.inputs), len(outs))
     in_specs = [(np.dtype(v.dtype).num, tuple(v.type.shape)) for v in graph.inputs]
     out_specs = [(v.dtype.num, v.shape) for v in outs]
+    work = _work(asm.code)
+    if max_work is not None and work > max_work:
+        raise Unsupported(f"about {work} operations per call (more than {max_work})")
     program = _vm.Program(code, in_specs, tuple(asm.consts), out_specs, asm.arena)
-    return Program(graph, program, len(asm.code))
+    return Program(graph, program, len(asm.code), work)
+
+
+def _work(code) -> int:
+    """About how many elementary operations a call does: the size of each instruction's
+    iteration space (a factorization or solve: times its matrix order)."""
+    total = 0
+    for op, _, shape, _, _ in code:
+        n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        total += n * shape[-1] if op in (OP_CHOL, OP_TRSM) and shape else n
+    return total

@@ -157,7 +157,8 @@ class HlographLinker(JITLinker):
 
 
 #: the ``executor`` settings: "auto" runs a small graph (static shapes, every node one the
-#: host executor takes, no value above ``vm.MAX_ELEMENTS`` elements) on the host executor
+#: host executor takes, no value above ``vm.MAX_ELEMENTS`` elements, at most ``vm.MAX_WORK``
+#: operations per call) on the host executor
 #: when the platform is the CPU, and everything else through XLA; "xla" always uses XLA
 EXECUTORS = ("auto", "xla")
 
@@ -275,7 +276,7 @@ class CompiledGraph:
 
         if self.executor == "auto" and self._on_cpu():
             try:
-                program = vm.assemble(conv.graph)
+                program = vm.assemble(conv.graph, max_work=vm.MAX_WORK)
             except vm.Unsupported:
                 program = None
             except Exception:  # noqa: BLE001 - the executor's own failure: XLA runs the graph

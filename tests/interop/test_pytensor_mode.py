@@ -362,6 +362,12 @@ def test_host_executor_errors_and_settings(rng):
     v = rng.normal(size=200_000)
     np.testing.assert_allclose(big(v), np.exp(v).sum(), rtol=1e-9)
     assert hgpt.compiled_graph(big).last_entry().program is None
+    # and graphs that do much work per call (XLA's kernels win there)
+    m = pt.dmatrix("m")
+    heavy = pytensor.function([m], (m @ m).sum(), mode="HLOGRAPH")
+    mv = rng.normal(size=(100, 100))
+    np.testing.assert_allclose(heavy(mv), (mv @ mv).sum(), rtol=1e-9)
+    assert hgpt.compiled_graph(heavy).last_entry().program is None
     with pytest.raises(ValueError, match="executor"):
         hgpt.mode(executor="numba")
     with pytest.raises(ValueError, match="executor"):

@@ -1445,3 +1445,15 @@ def test_random_view_chains(case):
     w = hg.tensor("w", tuple(v.shape), dtype)
     y = _finish(v, w, last, seed)
     check(hg.Graph([x, w], [y, v]), values(rng, shape, dtype), values(rng, tuple(v.shape), dtype))
+
+
+def test_work_estimate_and_its_limit():
+    a = hg.tensor("a", (30, 40), "float64")
+    b = hg.tensor("b", (40, 20), "float64")
+    g = hg.Graph([a, b], [a @ b + 1.0])
+    p = vm.assemble(g)
+    # the product's 30 * 20 * 40 multiply-adds, then the addition and the result's copy
+    assert p.work >= 30 * 20 * 40 + 2 * 30 * 20
+    assert vm.assemble(g, max_work=p.work).work == p.work
+    with pytest.raises(vm.Unsupported, match="operations per call"):
+        vm.assemble(g, max_work=p.work - 1)
