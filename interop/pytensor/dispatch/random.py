@@ -129,52 +129,6 @@ def generator_of_state(state: np.ndarray) -> np.random.Generator:
 _PCG64 = np.random.PCG64(0)  # copied (no entropy drawn) and given a state
 
 
-class NumpyDraw(Op):
-    """A PyTensor random variable drawn by its own ``perform`` from the NumPy Generator
-    whose state is its first input (``rng="numpy"``): outputs the Generator's next state
-    and the draws, the numbers PyTensor's C, Python and NUMBA backends give. Inputs
-    ``[state, size (when not fixed), *params]``; runs on the host."""
-
-    host_reason = "draws NumPy's numbers from the Generator's state"
-
-    def __init__(self, pt_node, fixed_size, has_size_input: bool):
-        self.pt_node = pt_node
-        self.fixed_size = fixed_size
-        self.has_size_input = has_size_input
-        self.name = type(pt_node.op).__name__
-
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
-
-    def __str__(self) -> str:
-        return f"NumpyDraw{{{self.pt_node.op}}}"
-
-    __repr__ = __str__
-
-    @classmethod
-    def apply(cls, pt_node, state: Variable, size, params: list[Variable]) -> list[Variable]:
-        has_size = isinstance(size, Variable)
-        if not has_size and not _static_python(size):
-            raise NotImplementedError(f"{type(pt_node.op).__name__}: its size {size!r} is not a tensor")
-        op = cls(pt_node, None if has_size else size, has_size)
-        return op.make_node(state, *([size] if has_size else []), *params).outputs
-
-    def make_node(self, state, *inputs) -> Apply:
-        out = hlograph_type(self.pt_node.outputs[1].type)
-        return Apply(self, [state, *inputs], [STATE_TYPE, TensorType(out.dtype, out.shape)])
-
-    def perform(self, node, inputs):
-        state, *rest = inputs
-        if self.has_size_input:
-            size, *params = rest
-        else:
-            size, params = self.fixed_size, rest
-        if size is not None:
-            size = np.asarray(size, dtype=np.int64)
-        next_gen, draws = run_pytensor_node(self.pt_node, [generator_of_state(state), size, *params])
-        return [state_of(next_gen), draws]
-
-
 # --- the samplers ----------------------------------------------------------------------------
 def _uniform_open(k, shape, dtype):
     """Uniform floats in (0, 1)."""
@@ -724,50 +678,86 @@ def convert_random_variable(op, node, inputs, ctx):
     return [next_key, value]
 
 
-class RandomPerform(Op):
-    """A PyTensor random variable drawn by its own ``perform`` with a NumPy Generator
-    seeded by a key: inputs ``[key, *tensor inputs]`` (a ``size`` known now is fixed),
-    output the draws."""
+class _DrawnByPerform(Op):
+    """Base of the random variables PyTensor's own ``perform`` draws on the host: the
+    node's first input is where the Generator comes from, then the ``size`` (unless it
+    is known now: ``fixed_size``) and the parameters."""
 
     def __init__(self, pt_node, fixed_size, has_size_input: bool):
         self.pt_node = pt_node
         self.fixed_size = fixed_size
         self.has_size_input = has_size_input
         self.name = type(pt_node.op).__name__
-        self.host_reason = f"runs PyTensor's {self.name}.perform"
 
     __eq__ = object.__eq__
     __hash__ = object.__hash__
 
     def __str__(self) -> str:
-        return f"RandomPerform{{{self.pt_node.op}}}"
+        return f"{type(self).__name__}{{{self.pt_node.op}}}"
 
     __repr__ = __str__
 
     @classmethod
-    def apply(cls, pt_node, k: Variable, size, params: list[Variable]) -> Variable:
+    def _apply(cls, pt_node, source: Variable, size, params: list[Variable]) -> Apply:
         has_size = isinstance(size, Variable)
         if not has_size and not _static_python(size):
             raise NotImplementedError(f"{type(pt_node.op).__name__}: its size {size!r} is not a tensor")
         op = cls(pt_node, None if has_size else size, has_size)
-        ins = [k, *([size] if has_size else []), *params]
-        return op.make_node(*ins).outputs[0]
+        return op.make_node(source, *([size] if has_size else []), *params)
+
+    def _draws_type(self) -> TensorType:
+        out = hlograph_type(self.pt_node.outputs[1].type)
+        return TensorType(out.dtype, out.shape)
+
+    def _size_and_params(self, rest: list) -> tuple:
+        size, params = (rest[0], rest[1:]) if self.has_size_input else (self.fixed_size, rest)
+        return (None if size is None else np.asarray(size, dtype=np.int64)), params
+
+
+class RandomPerform(_DrawnByPerform):
+    """A PyTensor random variable drawn by its own ``perform`` with a NumPy Generator
+    seeded by a key (``rng="keys"``, a variable without an hlograph sampler): inputs
+    ``[key, *tensor inputs]``, output the draws."""
+
+    def __init__(self, pt_node, fixed_size, has_size_input: bool):
+        super().__init__(pt_node, fixed_size, has_size_input)
+        self.host_reason = f"runs PyTensor's {self.name}.perform"
+
+    @classmethod
+    def apply(cls, pt_node, k: Variable, size, params: list[Variable]) -> Variable:
+        return cls._apply(pt_node, k, size, params).outputs[0]
 
     def make_node(self, k, *inputs) -> Apply:
-        out = hlograph_type(self.pt_node.outputs[1].type)
-        return Apply(self, [k, *inputs], [TensorType(out.dtype, out.shape)])
+        return Apply(self, [k, *inputs], [self._draws_type()])
 
     def perform(self, node, inputs):
         k, *rest = inputs
-        if self.has_size_input:
-            size, *params = rest
-        else:
-            size, params = self.fixed_size, rest
+        size, params = self._size_and_params(rest)
         if size is not None:
-            size = np.asarray(size, dtype=np.int64)
             check_batch_shapes(tuple(int(d) for d in size), params, self.pt_node.op.ndims_params)
         gen = hr.numpy_generator(k)
         return [run_pytensor_node(self.pt_node, [gen, size, *params])[1]]
+
+
+class NumpyDraw(_DrawnByPerform):
+    """A PyTensor random variable drawn by its own ``perform`` from the NumPy Generator
+    whose state is its first input (``rng="numpy"``): outputs the Generator's next state
+    and the draws, the numbers PyTensor's C, Python and NUMBA backends give."""
+
+    host_reason = "draws NumPy's numbers from the Generator's state"
+
+    @classmethod
+    def apply(cls, pt_node, state: Variable, size, params: list[Variable]) -> list[Variable]:
+        return cls._apply(pt_node, state, size, params).outputs
+
+    def make_node(self, state, *inputs) -> Apply:
+        return Apply(self, [state, *inputs], [STATE_TYPE, self._draws_type()])
+
+    def perform(self, node, inputs):
+        state, *rest = inputs
+        size, params = self._size_and_params(rest)
+        next_gen, draws = run_pytensor_node(self.pt_node, [generator_of_state(state), size, *params])
+        return [state_of(next_gen), draws]
 
 
 # hlograph's own warning about Ops run by their perform: FallbackWarning names the
