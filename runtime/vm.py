@@ -52,6 +52,7 @@ float32 LAPACK computes in float32): results may differ from NumPy's in the last
 
 from __future__ import annotations
 
+import bisect
 import struct
 from typing import Any, Sequence
 
@@ -191,6 +192,8 @@ class _Assembler:
         self.consts: list[np.ndarray] = []
         self.folded: dict[int, np.ndarray] = {}  # values of nodes evaluated on constants
         self.arena = 0
+        #: (offset, bytes) of each temp in the arena, in allocation order (``pack_arena``)
+        self.blocks: list[tuple[int, int]] = []
         self.code: list[tuple] = []  # (op, sub, shape, [(view, strides)], extra)
 
     # --- storage -----------------------------------------------------------------------
@@ -211,7 +214,50 @@ class _Assembler:
         size = int(np.prod(shape, dtype=np.int64)) if shape else 1
         offset = self.arena
         self.arena += (size * dtype.itemsize + 15) // 16 * 16
+        self.blocks.append((offset, self.arena - offset))
         return _View(("arena",), offset, dtype, tuple(shape), _c_strides(shape, dtype.itemsize))
+
+    def pack_arena(self) -> None:
+        """Reuses scratch memory: each temp goes where temps no instruction reads any more
+        were (first use order, best fit), so that a program's values stay in the caches."""
+        starts = [b[0] for b in self.blocks]
+
+        def block_of(view: _View) -> int:
+            return bisect.bisect_right(starts, view.offset) - 1
+
+        views: dict[int, tuple[_View, int]] = {}
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for k, (_, _, _, operands, _) in enumerate(self.code):
+            for view, _ in operands:
+                if view.slot[0] == "arena":
+                    b = block_of(view)
+                    views.setdefault(id(view), (view, b))
+                    first.setdefault(b, k)
+                    last[b] = k
+        placed: dict[int, int] = {}
+        active: list[tuple[int, int, int]] = []  # (last use, offset, size)
+        free: list[tuple[int, int]] = []  # (offset, size)
+        top = 0
+        for b in sorted(first, key=first.__getitem__):
+            keep = []
+            for entry in active:
+                (free if entry[0] < first[b] else keep).append(entry[1:] if entry[0] < first[b] else entry)
+            active = keep
+            size = self.blocks[b][1]
+            fits = [i for i, (_, sz) in enumerate(free) if sz >= size]
+            if fits:
+                i = min(fits, key=lambda j: free[j][1])
+                off, sz = free.pop(i)
+                if sz > size:
+                    free.append((off + size, sz - size))
+            else:
+                off, top = top, top + size
+            placed[b] = off
+            active.append((last[b], off, size))
+        for view, b in views.values():
+            view.offset = view.offset - self.blocks[b][0] + placed[b]
+        self.arena = top
 
     def view_of(self, v: Variable) -> _View:
         view = self.values.get(id(v))
@@ -841,6 +887,7 @@ def assemble(graph: Graph, *, linalg_errors: str = "nan", max_work: int | None =
         raise Unsupported("the executor's C extension is not built")
     asm = _Assembler(graph, linalg_errors)
     outs = asm.run()
+    asm.pack_arena()
     code = asm.encode(len(graph.inputs), len(outs))
     in_specs = [(np.dtype(v.dtype).num, tuple(v.type.shape)) for v in graph.inputs]
     out_specs = [(v.dtype.num, v.shape) for v in outs]

@@ -28,7 +28,7 @@ DTYPES = FLOATS + INTS + ["bool"]
 
 #: (rtol, atol) per result dtype; SUM_TOL for sums and contractions (added in another order)
 TOL = {np.dtype(np.float64): (1e-12, 1e-14), np.dtype(np.float32): (1e-5, 1e-6)}
-SUM_TOL = {np.dtype(np.float64): (1e-12, 1e-12), np.dtype(np.float32): (1e-5, 1e-4)}
+SUM_TOL = {np.dtype(np.float64): (1e-12, 1e-12), np.dtype(np.float32): (1e-5, 1e-3)}
 #: for casts and data movement: every value exactly (NaN where the reference has NaN)
 EXACT = {np.dtype(np.float64): (0, 0), np.dtype(np.float32): (0, 0)}
 
@@ -1444,7 +1444,10 @@ def test_random_view_chains(case):
         v = _apply_view(v, kind, r)
     w = hg.tensor("w", tuple(v.shape), dtype)
     y = _finish(v, w, last, seed)
-    check(hg.Graph([x, w], [y, v]), values(rng, shape, dtype), values(rng, tuple(v.shape), dtype))
+    # a float32 sum of values up to 1e3 in magnitude is NumPy's pairwise float32 sum there,
+    # a double sum rounded once here: they may differ by ~n ulp of the largest term
+    check(hg.Graph([x, w], [y, v]), values(rng, shape, dtype), values(rng, tuple(v.shape), dtype),
+          tol=SUM_TOL if last == "sum" else TOL)
 
 
 def test_work_estimate_and_its_limit():
