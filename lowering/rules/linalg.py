@@ -230,7 +230,9 @@ def _pivoted_qr(mode: str):
 #: Op class -> (op, input types) -> the jax function computing the node's outputs;
 #: the function depends only on the op's props and the input types (the bridge's key)
 JAX_FUNCTIONS = {
-    Cholesky: lambda op, ts: lambda a: jnp.linalg.cholesky(a, upper=op.upper, symmetrize_input=False),
+    # numpy's upper factor reads a's upper triangle; jax's reads the lower one of its input
+    Cholesky: lambda op, ts: lambda a: jnp.linalg.cholesky(
+        jnp.conj(jnp.swapaxes(a, -1, -2)) if op.upper else a, upper=op.upper, symmetrize_input=False),
     QR: lambda op, ts: _qr(op.mode),
     SVD: lambda op, ts: lambda a: jnp.linalg.svd(a, full_matrices=op.full_matrices,
                                                  compute_uv=op.compute_uv),

@@ -545,10 +545,15 @@ def test_cholesky(upper, dtype, rng):
     assert_same(ref, np.linalg.cholesky(a, upper=upper), **DTOL[dtype])
 
 
-def test_cholesky_reads_one_triangle(rng):
-    a = _hpd(rng, (3, 3), "float64")
-    a[0, 2] = 99.0  # NumPy reads the lower triangle only
-    _run(hg.cholesky, [a], "float64")
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_cholesky_reads_one_triangle(dtype, rng):
+    a = _hpd(rng, (3, 3), dtype)
+    lower, upper = a.copy(), a.copy()
+    lower[0, 2] = 99.0  # the lower factor reads the lower triangle only
+    upper[2, 0] = 99.0  # the upper factor the upper one
+    _run(hg.cholesky, [lower], dtype)
+    _, got = _run(lambda x: hg.cholesky(x, upper=True), [upper], dtype)
+    assert_same(got, np.linalg.cholesky(upper, upper=True), **DTOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", LIN_DTYPES)
