@@ -26,9 +26,15 @@ the outputs it stores, so the function does not read them back), the compiled
 function's dispatch, and a copy of each array result out of its read-only device
 buffer (PyTensor's callers own and may write their results).
 
-Random generators (PyTensor's ``RandomGeneratorType``) are keys in the hlograph
-graph: the linker passes the key of each Generator argument and turns each key
-output back into a Generator (see ``dispatch/random.py``).
+Small graphs on the CPU run on hlograph's host executor (``runtime/vm.py``,
+``executor="auto"``): no XLA compile, and a call skips PJRT's per-call floor; the XLA
+function of such a graph is compiled only when asked for (``hlograph_function``).
+
+Random generators (PyTensor's ``RandomGeneratorType``) are, on the CPU (``rng="numpy"``),
+their PCG64 state in the hlograph graph, and each random variable draws NumPy's numbers
+on the host; elsewhere (``rng="keys"``) keys: the linker passes the state or key of each
+Generator argument and turns each such output back into a Generator (see
+``dispatch/random.py``).
 
 In-place Ops (``destroy_map``): the HLOGRAPH mode leaves PyTensor's ``inplace``
 rewrites off (every converted Op is functional; XLA reuses buffers itself), and
