@@ -10,18 +10,21 @@
 
 - ``from_fgraph(fgraph)`` / ``from_pytensor(inputs, outputs)``: the hlograph Graph
   of a PyTensor graph (``hlograph.compile`` compiles it).
-- ``mode(platform=None, pipeline="O2")``: a PyTensor Mode compiling with hlograph
-  (``"HLOGRAPH"`` is ``mode()``); ``HlographLinker`` is its linker.
+- ``mode(platform=None, pipeline="O2", executor="auto", rng="auto")``: a PyTensor Mode
+  compiling with hlograph (``"HLOGRAPH"`` is ``mode()``); ``HlographLinker`` is its
+  linker. ``executor="auto"`` runs small CPU graphs on hlograph's host executor
+  (``hlograph.runtime.vm``), ``"xla"`` everything through XLA.
 - ``hlograph_convert``: the converter registry (``@hlograph_convert.register(OpClass)``),
   one module per PyTensor Op family in ``dispatch/``. A node with no converter runs
   its PyTensor ``perform`` on the host inside the compiled function
   (``FallbackWarning``, once per Op class).
 - ``explain(fn)`` / ``hlograph_function(fn)``: the hlograph function behind a
   compiled PyTensor function.
-- Random variables draw with hlograph's keyed random family: a shared NumPy
-  Generator becomes a key per call and comes back as a new Generator through
-  ``updates`` (``dispatch/random.py``); ``Scan`` and ``ScalarLoop`` become hlograph
-  loops (``dispatch/scan.py``).
+- Random variables draw NumPy's numbers on the CPU (``rng="numpy"``: a Generator goes
+  in as its PCG64 state, each variable runs its perform on the host) and hlograph's
+  keyed random family elsewhere (``rng="keys"``: a key per call); either way the next
+  Generator comes back through ``updates`` (``dispatch/random.py``). ``Scan`` and
+  ``ScalarLoop`` become hlograph loops (``dispatch/scan.py``).
 
 PyTensor is imported here only (the package's ``pytensor`` extra).
 """
