@@ -6,8 +6,9 @@ call when a graph is small: a model's log-density on a few hundred numbers costs
 PJRT 30-60 us where the arithmetic takes 2. ``assemble(graph)`` turns a graph whose
 every node it knows into a ``Program`` of strided array instructions (``_vm.c``): the
 arguments are read in place, reshapes, transposes, broadcasts and basic slices are
-views (no instruction), and a call allocates its results and one scratch arena.
-Nothing is compiled: assembling takes about a millisecond.
+views (no instruction), and a call allocates its results and reuses one scratch arena
+(temps share its bytes once no instruction reads them: ``pack_arena``). Nothing is
+compiled: assembling takes about a millisecond.
 
 What it runs (anything else raises ``Unsupported`` naming the first node it cannot
 take, and the graph goes to XLA as usual):
