@@ -20,6 +20,7 @@
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <numpy/ufuncobject.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -108,6 +109,38 @@ static inline double fmin_np(double a, double b) { return (a <= b || isnan(a)) ?
    not make it fixed in its inner loop.) */
 static inline int pow_as_unary(double b) {
     return b == 2.0 ? F_SQUARE : b == 0.5 ? F_SQRT : b == -1.0 ? F_RECIP : -1;
+}
+
+/* NumPy's float64 -> float64 inner loops of the ufuncs some unary functions are, found at
+   import (none where a ufunc has no such loop): the executor runs them for those functions */
+static PyUFuncGenericFunction np_loop[64];
+static void *np_data[64];
+
+static void find_numpy_loops(void) {
+    static const struct { int f; const char *name; } table[] = {
+        {F_EXP, "exp"}, {F_LOG, "log"}, {F_LOG1P, "log1p"}, {F_EXPM1, "expm1"}, {F_SIN, "sin"},
+        {F_COS, "cos"}, {F_TAN, "tan"}, {F_TANH, "tanh"}, {F_ARCSIN, "arcsin"}, {F_ARCCOS, "arccos"},
+        {F_ARCTAN, "arctan"}, {F_SINH, "sinh"}, {F_COSH, "cosh"}, {F_ARCSINH, "arcsinh"},
+        {F_ARCCOSH, "arccosh"}, {F_ARCTANH, "arctanh"}, {F_EXP2, "exp2"}, {F_LOG2, "log2"},
+        {F_LOG10, "log10"}, {F_CBRT, "cbrt"}};
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np) { PyErr_Clear(); return; }
+    for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
+        PyObject *u = PyObject_GetAttrString(np, table[t].name);
+        if (!u) { PyErr_Clear(); continue; }
+        if (PyObject_TypeCheck(u, &PyUFunc_Type)) {
+            PyUFuncObject *uf = (PyUFuncObject *)u;
+            if (uf->nin == 1 && uf->nout == 1 && uf->functions)
+                for (int i = 0; i < uf->ntypes; i++)
+                    if (uf->types[2 * i] == NPY_DOUBLE && uf->types[2 * i + 1] == NPY_DOUBLE && uf->functions[i]) {
+                        np_loop[table[t].f] = uf->functions[i];
+                        np_data[table[t].f] = uf->data ? uf->data[i] : NULL;
+                        break;
+                    }
+        }
+        Py_DECREF(u);
+    }
+    Py_DECREF(np);
 }
 
 static inline double f1(int f, double x) {
@@ -664,7 +697,12 @@ static int run_code(Program *self, char **slots) {
                         *(int32_t *)p0 = (int32_t)ldf(p1, d1);
                 } else {
                     if (cls == CL_F) {
-                        if (d0 == DT_F64 && d1 == DT_F64) {
+                        if (d0 == DT_F64 && d1 == DT_F64 && sub < 64 && np_loop[sub]) {
+                            /* NumPy's own float64 loop (its SIMD exp, log, ...): perform's numbers */
+                            char *args[2] = {p1, p0};
+                            npy_intp n = inner, steps[2] = {s1, s0};
+                            np_loop[sub](args, &n, steps, np_data[sub]);
+                        } else if (d0 == DT_F64 && d1 == DT_F64) {
                             switch (sub) { UNARY_CASES }
                         } else
                             for (int64_t i = 0; i < inner; i++, p0 += s0, p1 += s1)
@@ -960,6 +998,8 @@ static struct PyModuleDef vm_module = {PyModuleDef_HEAD_INIT, "_vm", "The small-
 
 PyMODINIT_FUNC PyInit__vm(void) {
     import_array();
+    import_umath();
+    find_numpy_loops();
     if (PyType_Ready(&ProgramType) < 0) return NULL;
     PyObject *m = PyModule_Create(&vm_module);
     if (!m) return NULL;

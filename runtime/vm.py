@@ -44,8 +44,10 @@ take, and the graph goes to XLA as usual):
 Inputs, constants and results count as values too: each must have rank <= 16 and at
 most ``MAX_ELEMENTS`` elements.
 
-Semantics are ``perform``'s (NumPy's): floats compute in double and round to the
-result's dtype, integers wrap around, ``maximum``/``max`` propagate NaN, ``x ** c`` of
+Semantics are ``perform``'s (NumPy's): float64 exp, log, log1p, expm1, the trigonometric
+and hyperbolic functions and their inverses, exp2, log2, log10 and cbrt run NumPy's own
+inner loops (its SIMD ones: NumPy's numbers, bit for bit); other floats compute in double
+and round to the result's dtype, integers wrap around, ``maximum``/``max`` propagate NaN, ``x ** c`` of
 a scalar exponent 2, 0.5 or -1 is NumPy's ``x * x``, ``sqrt(x)``, ``1 / x``. Sums add in
 order (NumPy adds pairwise) and the linear algebra is unblocked (LAPACK's is blocked,
 float32 LAPACK computes in float32): results may differ from NumPy's in the last bits.
