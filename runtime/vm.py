@@ -62,6 +62,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..frontend.graph import Constant, Graph, Variable
+from ..frontend.registry import OpRegistry
 from ..frontend.ops import construct as cs
 from ..frontend.ops import elemwise as ew
 from ..frontend.ops import indexing as ix
@@ -112,11 +113,14 @@ _BINARY = {
     ew.BitwiseOr: 87, ew.BitwiseXor: 88,
 }
 _SELECT = 128
+_SUB, _EXP = _BINARY[ew.Subtract], _UNARY[ew.Exp]
 #: what integer and bool operands compute (the rest are float functions)
 _INTEGER_OK = frozenset((0, 1, 2, 3, 16, 17, 18, 19, 38, 41, 64, 65, 66, 69, 70, 71, 72, 73, 74, 75, 76,
                          83, 84, 85, 86, 87, 88))
 _REDUCE = {rd.Sum: 0, rd.Prod: 1, rd.Max: 2, rd.Min: 3, rd.All: 4, rd.Any: 5}
 _SCATTER = {"set": 0, "add": 1, "mul": 2, "min": 3, "max": 4}
+#: the elementwise op of each update mode but "set"
+_COMBINE = {"add": ew.Add, "mul": ew.Multiply, "min": ew.Minimum, "max": ew.Maximum}
 
 
 class Unsupported(Exception):
@@ -243,10 +247,8 @@ class _Assembler:
         free: list[tuple[int, int]] = []  # (offset, size)
         top = 0
         for b in sorted(first, key=first.__getitem__):
-            keep = []
-            for entry in active:
-                (free if entry[0] < first[b] else keep).append(entry[1:] if entry[0] < first[b] else entry)
-            active = keep
+            free += [(off, sz) for end, off, sz in active if end < first[b]]
+            active = [entry for entry in active if entry[0] >= first[b]]
             size = self.blocks[b][1]
             fits = [i for i, (_, sz) in enumerate(free) if sz >= size]
             if fits:
@@ -318,12 +320,7 @@ class _Assembler:
             if all(self.is_constant(v) for v in node.inputs) and not node.op.inner_graphs:
                 self.fold(node)
                 continue
-            method = _NODES.get(type(node.op))
-            if method is None:
-                for cls in type(node.op).__mro__[1:]:
-                    method = _NODES.get(cls)
-                    if method is not None:
-                        break
+            method = _NODES.lookup(type(node.op))
             if method is None:
                 raise Unsupported(f"no executor instruction for {node.op}")
             method(self, node)
@@ -388,21 +385,25 @@ class _Assembler:
         cl = CL_F if src.dtype in _FLOATS else CL_I
         out = self.temp(dt, tuple(o.type.shape))
         acc = self._accumulator(out) if sub in (0, 1) else out
-        axes = set(op.axis)
+        self._reduce_into(acc, src, set(op.axis), sub, op.keepdims, cl)
+        if acc is not out:
+            self.copy(acc, out)
+        self.values[id(o)] = out
+
+    def _reduce_into(self, acc: _View, src: _View, axes: set, sub: int, keepdims: bool, cl: int):
+        """``acc`` = the reduction ``sub`` of ``src`` over ``axes`` (``acc`` with or without
+        the reduced dims, as ``keepdims`` says)."""
         full = []  # acc's strides over the input's dims
         it = iter(acc.strides)
         for d in range(len(src.shape)):
             if d in axes:
                 full.append(0)
-                if op.keepdims:
+                if keepdims:
                     next(it)
             else:
                 full.append(next(it))
-        self.fill(acc, _identity(sub, dt))
+        self.fill(acc, _identity(sub, acc.dtype))
         self.emit(OP_REDUCE, sub, src.shape, [(acc, tuple(full)), (src, src.strides)], (cl,))
-        if acc is not out:
-            self.copy(acc, out)
-        self.values[id(o)] = out
 
     def _accumulator(self, out: _View) -> _View:
         """Where a sum or product into ``out`` accumulates: float32 ones in a float64
@@ -625,7 +626,7 @@ class _Assembler:
         if node.op.mode == "set":
             self.copy(v, target)
         else:
-            sub = {"add": 64, "mul": 66, "min": 70, "max": 69}[node.op.mode]
+            sub = _BINARY[_COMBINE[node.op.mode]]
             self.emit(OP_EW, sub, target.shape, [(target, target.strides), (target, target.strides),
                                                   (v, _broadcast_strides(v, target.shape))],
                       (CL_F if out.dtype in _FLOATS else CL_I,))
@@ -735,9 +736,7 @@ class _Assembler:
         """``src`` reduced over ``axes`` with ``keepdims`` (a sum: in float64)."""
         shape = tuple(1 if d in axes else n for d, n in enumerate(src.shape))
         out = self.temp(np.float64 if sub == 0 else src.dtype, shape)
-        self.fill(out, _identity(sub, src.dtype))
-        full = tuple(0 if d in axes else s for d, s in enumerate(out.strides))
-        self.emit(OP_REDUCE, sub, src.shape, [(out, full), (src, src.strides)], (CL_F,))
+        self._reduce_into(out, src, axes, sub, True, CL_F)
         return out
 
     def _apply(self, sub: int, shape: tuple, *views: _View, dtype=None) -> _View:
@@ -751,17 +750,17 @@ class _Assembler:
         if src.dtype not in _FLOATS:
             raise Unsupported(f"{node.op} on {src.dtype}")
         axes, shape = set(node.op.axis), src.shape
-        m = self._reduced(src, axes, 2)
+        m = self._reduced(src, axes, _REDUCE[rd.Max])
         if isinstance(node.op, rd.LogSoftmax):  # non-finite maxima shift by 0
             zero = self.const(np.zeros((), src.dtype))
-            finite = self._apply(17, m.shape, m, dtype=np.dtype(np.bool_))
+            finite = self._apply(_UNARY[ew.IsFinite], m.shape, m, dtype=np.dtype(np.bool_))
             m = self._apply(_SELECT, m.shape, finite, m, zero, dtype=src.dtype)
-            shifted = self._apply(65, shape, src, m)
-            total = self._reduced(self._apply(4, shape, shifted), axes, 0)
-            out = self._apply(65, shape, shifted, self._apply(5, total.shape, total))
+            shifted = self._apply(_SUB, shape, src, m)
+            total = self._reduced(self._apply(_EXP, shape, shifted), axes, _REDUCE[rd.Sum])
+            out = self._apply(_SUB, shape, shifted, self._apply(_UNARY[ew.Log], total.shape, total))
         else:
-            e = self._apply(4, shape, self._apply(65, shape, src, m))
-            out = self._apply(67, shape, e, self._reduced(e, axes, 0))
+            e = self._apply(_EXP, shape, self._apply(_SUB, shape, src, m))
+            out = self._apply(_BINARY[ew.Divide], shape, e, self._reduced(e, axes, _REDUCE[rd.Sum]))
         self.values[id(node.outputs[0])] = out
 
     # --- encoding --------------------------------------------------------------------------
@@ -797,7 +796,9 @@ def _identity(sub: int, dt: np.dtype):
     return 1 if sub == 4 else 0
 
 
-_NODES = {
+#: the assembler's method for each Op class (or its nearest base class)
+_NODES = OpRegistry("executor instruction")
+for _cls, _method in {
     ew.Elemwise: _Assembler.elemwise,
     ew.Select: _Assembler.select,
     ew.Cast: _Assembler.cast,
@@ -818,7 +819,8 @@ _NODES = {
     la.SolveTriangular: _Assembler.solve_triangular,
     la.ChoSolve: _Assembler.cho_solve,
     **{cls: _Assembler.reduce for cls in _REDUCE},
-}
+}.items():
+    _NODES.register(_cls)(_method)
 
 
 class Program:
@@ -831,7 +833,6 @@ class Program:
 
     def __init__(self, graph: Graph, program, n_instructions: int, work: int = 0):
         self.graph = graph
-        self._program = program
         #: the C program itself: ``raw(*args)`` returns NotImplemented where ``__call__``
         #: would convert an argument (a caller's fast path)
         self.raw = program
@@ -842,9 +843,9 @@ class Program:
         self._types = [v.type for v in graph.inputs]
 
     def __call__(self, *args: Any) -> tuple:
-        out = self._program(*args)
+        out = self.raw(*args)
         if out is NotImplemented:
-            out = self._program(*self._converted(args))
+            out = self.raw(*self._converted(args))
         return out
 
     def _converted(self, args) -> list:

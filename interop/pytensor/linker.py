@@ -222,8 +222,9 @@ class CompiledGraph:
         self.pipeline = pipeline
         self.executor = check_executor(executor)
         check_rng(rng)
+        self._cpu = _on_cpu(platform)
         #: how random generators go into the graph: "numpy" (their PCG64 state) or "keys"
-        self.rng = rng if rng != "auto" else "numpy" if self._on_cpu() else "keys"
+        self.rng = rng if rng != "auto" else "numpy" if self._cpu else "keys"
         self._rng_in, self._rng_out = (state_of, generator_of_state) if self.rng == "numpy" \
             else (key_of, generator_of)
         self._lock = threading.Lock()
@@ -280,7 +281,7 @@ class CompiledGraph:
         def compile_function():
             return hg_compile(conv.graph, pipeline=self.pipeline, platform=self.platform)
 
-        if self.executor == "auto" and self._on_cpu():
+        if self.executor == "auto" and self._cpu:
             try:
                 program = vm.assemble(conv.graph, max_work=vm.MAX_WORK)
             except vm.Unsupported:
@@ -291,12 +292,6 @@ class CompiledGraph:
             if program is not None:
                 return _Entry(None, conv, program, compile_function)
         return _Entry(compile_function(), conv)
-
-    def _on_cpu(self) -> bool:
-        if self.platform is not None:
-            return self.platform == "cpu"
-        from ...runtime.devices import default_platform
-        return default_platform() == "cpu"
 
     def entry_for(self, args) -> _Entry:
         """The compiled function for arguments ``args`` (converted for their shapes if
@@ -406,6 +401,14 @@ class CompiledGraph:
         for j, t in self._sparse_outputs:
             res[j] = to_scipy(t, res[j])
         return res
+
+
+def _on_cpu(platform: str | None) -> bool:
+    """Whether graphs compiled for ``platform`` (None: the best available) run on the CPU."""
+    if platform is not None:
+        return platform == "cpu"
+    from ...runtime.devices import default_platform
+    return default_platform() == "cpu"
 
 
 def _argument_type(i: int, v, arg, rng: str = "keys") -> TensorType:
