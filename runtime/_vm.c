@@ -910,6 +910,33 @@ static int read_specs(PyObject *specs, int *n, int **types, int **nds, npy_intp 
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* the instruction stream's structure (word counts, ranks, operand counts, slots, dtypes):
+   a malformed program is a ValueError here, not a wild read in run_code; offsets and
+   strides are vm.assemble's */
+static int check_code(const Program *self) {
+    const int64_t *c = self->code, *end = self->code + self->ncode;
+    int64_t nslots = (int64_t)self->n_in + self->n_const + self->n_out + 1;
+    while (c < end) {
+        const int64_t *at = c;
+        if (end - c < 4) goto bad;
+        int64_t nd = c[2], nops = c[3];
+        if (nd < 0 || nd > MAXD || nops < 1 || nops > MAXOPS || end - c < 4 + nd) goto bad;
+        c += 4 + nd;
+        for (int64_t k = 0; k < nops; k++) {
+            if (end - c < 3 + nd || c[0] < 0 || c[0] >= nslots || c[2] < DT_F64 || c[2] > DT_BOOL) goto bad;
+            c += 3 + nd;
+        }
+        if (end - c < 1 || c[0] < 0 || end - c < 1 + c[0]) goto bad;
+        c += 1 + c[0];
+        continue;
+    bad:
+        PyErr_Format(PyExc_ValueError, "hlograph vm: malformed program (instruction at word %zd)",
+                     (Py_ssize_t)(at - self->code));
+        return -1;
+    }
+    return 0;
+}
+
 static int Program_init(Program *self, PyObject *args, PyObject *kw) {
     Py_buffer code;
     PyObject *in_specs, *consts, *out_specs;
@@ -933,7 +960,7 @@ static int Program_init(Program *self, PyObject *args, PyObject *kw) {
         self->const_ptr[i] = PyArray_BYTES((PyArrayObject *)a);
     }
     self->arena = arena;
-    return 0;
+    return check_code(self);
 }
 
 static PyObject *Program_call(Program *self, PyObject *args, PyObject *kw) {

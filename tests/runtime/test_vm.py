@@ -1460,3 +1460,16 @@ def test_work_estimate_and_its_limit():
     assert vm.assemble(g, max_work=p.work).work == p.work
     with pytest.raises(vm.Unsupported, match="operations per call"):
         vm.assemble(g, max_work=p.work - 1)
+
+
+@pytest.mark.parametrize("words", [
+    [1, 0, 1, 2, 3],                      # operands missing
+    [1, 0, 0, 1, 99, 0, 0, 0],            # a slot past the last one
+    [1, 0, 0, 1, 0, 0, 9, 0],             # an unknown dtype
+    [1, 0, 17] + [1] * 17,                # rank above the executor's
+    [1, 0, 0, 9, 0, 0, 0, 0],             # more operands than an instruction takes
+], ids=["short", "slot", "dtype", "rank", "operands"])
+def test_a_malformed_program_is_refused_when_built(words):
+    spec = [(np.dtype(np.float64).num, (3,))]
+    with pytest.raises(ValueError, match="malformed program"):
+        vm._vm.Program(np.asarray(words, np.int64).tobytes(), spec, (), spec, 0)
