@@ -107,6 +107,17 @@ product("outer", hg.outer, (3,), (4,), "float64")
 # CHECK: stablehlo.custom_call @lapack_dpotrf_ffi
 unary("cholesky", hg.cholesky, (3, 3), "float64")
 
+# the upper factor reads the upper triangle (numpy's): LAPACK factors the transposed input
+# CHECK-LABEL: TEST: cholesky_upper float64[3,3]
+# CHECK: func.func private @jax_cholesky
+# CHECK: %[[T:.+]] = stablehlo.transpose %arg0, dims = [1, 0]
+# CHECK: call @[[F:cholesky.*]](%[[T]])
+# CHECK: func.func private @[[F]]
+# CHECK: stablehlo.custom_call @lapack_dpotrf_ffi
+# CHECK: %[[U:.+]] = stablehlo.transpose %{{.+}}, dims = [1, 0]
+# CHECK-NEXT: return %[[U]]
+unary("cholesky_upper", lambda x: hg.cholesky(x, upper=True), (3, 3), "float64")
+
 # CHECK-LABEL: TEST: qr float32[4,3]
 # CHECK: call @[[F:jax_qr.*]](%arg0) : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
 # CHECK: func.func private @[[F]]
